@@ -1,0 +1,12 @@
+namespace Catalog.Api.Data;
+
+public sealed class CatalogOptions
+{
+    public const string Section = "Catalog";
+
+    /// <summary>Products in the store. The default gives a JSON array of about 25 MB.</summary>
+    public int ProductCount { get; set; } = 86_000;
+
+    /// <summary>Where the SQLite file lives, relative to the content root unless absolute.</summary>
+    public string DataDirectory { get; set; } = "App_Data";
+}

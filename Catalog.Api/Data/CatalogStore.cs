@@ -1,0 +1,61 @@
+using System.Runtime.CompilerServices;
+using Microsoft.Data.Sqlite;
+using Microsoft.Extensions.Options;
+
+namespace Catalog.Api.Data;
+
+/// <summary>The embedded SQLite store: one read-only table of products, read in id order.</summary>
+public sealed class CatalogStore
+{
+    private const string SelectAll =
+        "SELECT id, sku, name, description, brand, category, price_cents, stock FROM products ORDER BY id";
+
+    private readonly string _connectionString;
+
+    public CatalogStore(IOptions<CatalogOptions> options, IHostEnvironment environment)
+    {
+        var directory = Path.Combine(environment.ContentRootPath, options.Value.DataDirectory);
+        ProductCount = options.Value.ProductCount;
+        // The count is part of the name: changing it seeds a new file instead of serving a stale one.
+        DatabasePath = Path.Combine(directory, $"catalog-v1-{ProductCount}.db");
+        _connectionString = new SqliteConnectionStringBuilder { DataSource = DatabasePath, Mode = SqliteOpenMode.ReadOnly }.ToString();
+    }
+
+    public string DatabasePath { get; }
+
+    public int ProductCount { get; }
+
+    /// <summary>Every product, one at a time: memory stays flat whatever the catalog size.</summary>
+    public async IAsyncEnumerable<Product> StreamAllAsync([EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        await using var connection = new SqliteConnection(_connectionString);
+        await connection.OpenAsync(cancellationToken);
+        await using var command = connection.CreateCommand();
+        command.CommandText = SelectAll;
+        await using var reader = await command.ExecuteReaderAsync(cancellationToken);
+        while (await reader.ReadAsync(cancellationToken))
+        {
+            yield return new Product(
+                Id: reader.GetInt32(0),
+                Sku: reader.GetString(1),
+                Name: reader.GetString(2),
+                Description: reader.GetString(3),
+                Brand: reader.GetString(4),
+                Category: reader.GetString(5),
+                Price: new decimal(reader.GetInt32(6), 0, 0, false, scale: 2), // cents, always two decimals
+                Stock: reader.GetInt32(7));
+        }
+    }
+
+    /// <summary>Every product in one list, the way an ORM's ToListAsync hands them over.</summary>
+    public async Task<List<Product>> ListAllAsync(CancellationToken cancellationToken)
+    {
+        var products = new List<Product>();
+        await foreach (var product in StreamAllAsync(cancellationToken))
+        {
+            products.Add(product);
+        }
+
+        return products;
+    }
+}

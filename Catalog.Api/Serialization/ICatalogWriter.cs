@@ -1,0 +1,12 @@
+namespace Catalog.Api.Serialization;
+
+/// <summary>
+/// Pitfall <c>Catalog.Serialization</c>: how the whole catalog becomes the response body.
+/// Both implementations write the same JSON array; they differ in where the bytes wait on the way out.
+/// </summary>
+public interface ICatalogWriter
+{
+    public const string Flag = "Catalog.Serialization";
+
+    Task WriteAllProductsAsync(HttpContext context, CancellationToken cancellationToken);
+}

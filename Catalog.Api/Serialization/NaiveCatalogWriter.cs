@@ -1,0 +1,22 @@
+using Catalog.Api.Data;
+using Microsoft.AspNetCore.Mvc;
+using Microsoft.AspNetCore.Mvc.Abstractions;
+
+namespace Catalog.Api.Serialization;
+
+/// <summary>
+/// What teams ship: load the whole list, return it as an MVC <see cref="ObjectResult"/> (a controller's
+/// <c>Ok(products)</c>) with <c>AddNewtonsoftJson()</c>. Newtonsoft.Json writes synchronously, so MVC's
+/// formatter buffers the body in a FileBufferingWriteStream: in memory up to 32 KB, the rest spooled to a
+/// temp file, and only then copied to the socket. Every product is held in memory at once, the body is
+/// written twice (disk, then network), and the client sees no byte until serialization is over.
+/// </summary>
+public sealed class NaiveCatalogWriter(CatalogStore store) : ICatalogWriter
+{
+    public async Task WriteAllProductsAsync(HttpContext context, CancellationToken cancellationToken)
+    {
+        List<Product> products = await store.ListAllAsync(cancellationToken);
+        var actionContext = new ActionContext(context, context.GetRouteData(), new ActionDescriptor());
+        await new ObjectResult(products).ExecuteResultAsync(actionContext);
+    }
+}

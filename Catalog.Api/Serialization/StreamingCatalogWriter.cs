@@ -1,0 +1,18 @@
+using Catalog.Api.Data;
+
+namespace Catalog.Api.Serialization;
+
+/// <summary>
+/// The fix: System.Text.Json (source-generated, no reflection) serializes rows as the SQLite reader
+/// yields them, straight into the response pipe. Memory holds one small buffer, not the catalog; the
+/// first bytes leave as soon as the first rows are read; nothing touches the disk.
+/// </summary>
+public sealed class StreamingCatalogWriter(CatalogStore store) : ICatalogWriter
+{
+    public Task WriteAllProductsAsync(HttpContext context, CancellationToken cancellationToken) =>
+        context.Response.WriteAsJsonAsync(
+            store.StreamAllAsync(cancellationToken),
+            CatalogJsonContext.Default.IAsyncEnumerableProduct,
+            contentType: null,
+            cancellationToken);
+}

@@ -1,0 +1,116 @@
+using HttpPerf.ServiceDefaults;
+using HttpPerf.ServiceDefaults.Flags;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Diagnostics.HealthChecks;
+using Microsoft.AspNetCore.Http;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Diagnostics.HealthChecks;
+using Microsoft.Extensions.Http.Resilience;
+using Microsoft.Extensions.Logging;
+using OpenTelemetry;
+using OpenTelemetry.Metrics;
+using OpenTelemetry.Trace;
+
+namespace Microsoft.Extensions.Hosting;
+
+/// <summary>
+/// What every service shares: telemetry, health, service discovery, resilience, pitfall flags and
+/// problem responses. A service calls <see cref="AddServiceDefaults"/> and <see cref="UseServiceDefaults"/>.
+/// </summary>
+public static class Extensions
+{
+    public const string HealthPath = "/health";
+    public const string AlivePath = "/alive";
+
+    public static TBuilder AddServiceDefaults<TBuilder>(this TBuilder builder) where TBuilder : IHostApplicationBuilder
+    {
+        builder.ConfigureOpenTelemetry();
+        builder.AddDefaultHealthChecks();
+        builder.AddPerfFlags();
+        builder.Services.AddProblemDetails();
+
+        builder.Services.AddServiceDiscovery();
+        builder.Services.ConfigureHttpClientDefaults(http =>
+        {
+            http.AddStandardResilienceHandler(ConfigureForLargeBodies);
+            http.AddServiceDiscovery();
+            http.AddDownstreamVariants();
+        });
+
+        return builder;
+    }
+
+    /// <summary>
+    /// The standard handler's 10 s attempt timeout is too short for a naive 25 MB call under load: the
+    /// naive Catalog only sends headers after it has serialized the whole body to a temp file. Retries
+    /// stay off for POST/PUT/PATCH/DELETE so an upload is never sent twice.
+    /// </summary>
+    private static void ConfigureForLargeBodies(HttpStandardResilienceOptions options)
+    {
+        options.AttemptTimeout.Timeout = TimeSpan.FromSeconds(60);
+        options.TotalRequestTimeout.Timeout = TimeSpan.FromSeconds(120);
+        options.CircuitBreaker.SamplingDuration = TimeSpan.FromSeconds(120);
+        options.Retry.DisableForUnsafeHttpMethods();
+    }
+
+    public static TBuilder ConfigureOpenTelemetry<TBuilder>(this TBuilder builder) where TBuilder : IHostApplicationBuilder
+    {
+        builder.Logging.AddOpenTelemetry(logging =>
+        {
+            logging.IncludeFormattedMessage = true;
+            logging.IncludeScopes = true;
+        });
+
+        builder.Services.AddOpenTelemetry()
+            .WithMetrics(metrics => metrics
+                .AddAspNetCoreInstrumentation()
+                .AddHttpClientInstrumentation()
+                .AddRuntimeInstrumentation()
+                .AddMeter(PerfTelemetry.MeterName))
+            .WithTracing(tracing => tracing
+                .AddSource(builder.Environment.ApplicationName, PerfTelemetry.ActivitySourceName, "Yarp.ReverseProxy")
+                .AddAspNetCoreInstrumentation(options => options.Filter = context => !IsHealthProbe(context.Request.Path))
+                .AddHttpClientInstrumentation());
+
+        // Export only when a collector is configured (the AppHost sets it; tests and bare runs do not).
+        if (!string.IsNullOrWhiteSpace(builder.Configuration["OTEL_EXPORTER_OTLP_ENDPOINT"]))
+        {
+            builder.Services.AddOpenTelemetry().UseOtlpExporter();
+        }
+
+        return builder;
+    }
+
+    public static TBuilder AddDefaultHealthChecks<TBuilder>(this TBuilder builder) where TBuilder : IHostApplicationBuilder
+    {
+        builder.Services.AddHealthChecks()
+            .AddCheck("self", () => HealthCheckResult.Healthy(), ["live"]);
+        return builder;
+    }
+
+    /// <summary>
+    /// The middleware every service runs, then the health endpoints: problem responses for exceptions
+    /// (a failed downstream call is a 502), and the per-request pitfall variants.
+    /// </summary>
+    public static WebApplication UseServiceDefaults(this WebApplication app)
+    {
+        app.UseExceptionHandler(new ExceptionHandlerOptions { StatusCodeSelector = StatusCodeFor });
+        app.UseStatusCodePages();
+        app.UsePerfVariants();
+
+        // Mapped in every environment: the AppHost, the tests and LoadGen all wait on them.
+        app.MapHealthChecks(HealthPath);
+        app.MapHealthChecks(AlivePath, new HealthCheckOptions { Predicate = r => r.Tags.Contains("live") });
+        return app;
+    }
+
+    private static int StatusCodeFor(Exception exception) => exception switch
+    {
+        BadHttpRequestException bad => bad.StatusCode,
+        HttpRequestException or TimeoutException or Polly.Timeout.TimeoutRejectedException => StatusCodes.Status502BadGateway,
+        _ => StatusCodes.Status500InternalServerError,
+    };
+
+    private static bool IsHealthProbe(PathString path) =>
+        path.StartsWithSegments(HealthPath) || path.StartsWithSegments(AlivePath);
+}

@@ -1,0 +1,71 @@
+using Microsoft.AspNetCore.Builder;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Hosting;
+using Microsoft.FeatureManagement;
+
+namespace HttpPerf.ServiceDefaults.Flags;
+
+public static class PerfFlagsExtensions
+{
+    /// <summary>Configuration key of the flags file shared by all services (env <c>FeatureFlags__File</c>).</summary>
+    public const string FileKey = "FeatureFlags:File";
+
+    /// <summary>
+    /// Flags come from one JSON file (Microsoft.FeatureManagement schema, variants <c>naive</c> and
+    /// <c>optimized</c>) watched for changes, so an edit reaches a running service without a restart.
+    /// Without the file every flag is <c>optimized</c>.
+    /// </summary>
+    public static IHostApplicationBuilder AddPerfFlags(this IHostApplicationBuilder builder)
+    {
+        if (builder.Configuration[FileKey] is { Length: > 0 } file)
+        {
+            var path = Path.GetFullPath(file);
+            Directory.CreateDirectory(Path.GetDirectoryName(path)!);
+            builder.Configuration.AddJsonFile(path, optional: true, reloadOnChange: true);
+        }
+
+        builder.Services.AddFeatureManagement();
+        builder.Services.AddHttpContextAccessor();
+        GetFlags(builder.Services);
+        builder.Services.TryAddScoped<RequestVariants>();
+        builder.Services.TryAddTransient<DownstreamVariantsHandler>();
+        return builder;
+    }
+
+    /// <summary>
+    /// Registers one pitfall: <typeparamref name="TService"/> resolves, per request, to the naive or the
+    /// optimized implementation, whichever <paramref name="flag"/> selects for that request.
+    /// </summary>
+    public static IServiceCollection AddPitfall<TService, TNaive, TOptimized>(this IServiceCollection services, string flag)
+        where TService : class
+        where TNaive : class, TService
+        where TOptimized : class, TService
+    {
+        GetFlags(services).Add(flag);
+        services.AddKeyedScoped<TService, TNaive>(PerfMode.Naive);
+        services.AddKeyedScoped<TService, TOptimized>(PerfMode.Optimized);
+        services.AddScoped(sp => sp.GetRequiredKeyedService<TService>(sp.GetRequiredService<RequestVariants>().Serve(flag)));
+        return services;
+    }
+
+    public static IApplicationBuilder UsePerfVariants(this IApplicationBuilder app) =>
+        app.UseMiddleware<PerfVariantsMiddleware>();
+
+    public static IHttpClientBuilder AddDownstreamVariants(this IHttpClientBuilder http) =>
+        http.AddHttpMessageHandler<DownstreamVariantsHandler>();
+
+    private static PitfallFlags GetFlags(IServiceCollection services)
+    {
+        var existing = services.FirstOrDefault(d => d.ServiceType == typeof(PitfallFlags))?.ImplementationInstance;
+        if (existing is PitfallFlags flags)
+        {
+            return flags;
+        }
+
+        flags = new PitfallFlags();
+        services.AddSingleton(flags);
+        return flags;
+    }
+}

@@ -1,0 +1,59 @@
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Http.Features;
+using Microsoft.FeatureManagement;
+
+namespace HttpPerf.ServiceDefaults.Flags;
+
+/// <summary>
+/// Before the handler runs: resolves every pitfall flag of this service for this request (the forced
+/// mode if the request carries one, else the flags file), so implementations can be chosen from DI
+/// synchronously. When the response starts: writes <see cref="PerfMode.VariantsHeader"/>.
+/// </summary>
+internal sealed class PerfVariantsMiddleware(RequestDelegate next, PitfallFlags flags)
+{
+    private const string FileSource = "Microsoft.FeatureManagement";
+
+    public async Task InvokeAsync(HttpContext context, RequestVariants variants, IVariantFeatureManagerSnapshot featureManager)
+    {
+        var forced = PerfMode.Forced(context.Request, out var invalidHeader);
+        if (invalidHeader)
+        {
+            await Results.Problem(
+                statusCode: StatusCodes.Status400BadRequest,
+                title: $"Invalid {PerfMode.RequestHeader} header",
+                detail: $"Use '{PerfMode.Naive}' or '{PerfMode.Optimized}'.").ExecuteAsync(context);
+            return;
+        }
+
+        var serverSpan = context.Features.Get<IHttpActivityFeature>()?.Activity;
+        if (forced is not null)
+        {
+            // Carried to every downstream hop as W3C baggage by HttpClient's and YARP's propagation.
+            serverSpan?.SetBaggage(PerfMode.BaggageKey, forced);
+        }
+
+        foreach (var flag in flags.Names)
+        {
+            var variant = forced
+                ?? PerfMode.OrOptimized((await featureManager.GetVariantAsync(flag, context.RequestAborted))?.Name);
+            variants.Resolve(flag, variant, forced is null ? FileSource : PerfMode.RequestHeader, serverSpan);
+        }
+
+        context.Response.OnStarting(static state =>
+        {
+            var (response, variants) = ((HttpResponse, RequestVariants))state;
+            // A proxied response already carries the hops behind it (YARP copied the header): keep them after ours.
+            var served = variants.ToString();
+            var behind = response.Headers[PerfMode.VariantsHeader].ToString();
+            var all = string.Join(", ", new[] { served, behind }.Where(s => s.Length > 0));
+            if (all.Length > 0)
+            {
+                response.Headers[PerfMode.VariantsHeader] = all;
+            }
+
+            return Task.CompletedTask;
+        }, (context.Response, variants));
+
+        await next(context);
+    }
+}

@@ -1,0 +1,66 @@
+using System.Diagnostics;
+using Microsoft.AspNetCore.Http;
+
+namespace HttpPerf.ServiceDefaults.Flags;
+
+/// <summary>
+/// Per request: the variant each pitfall flag resolved to (decided once, before the handler runs), and
+/// the <c>flag=variant</c> pairs that actually served it, this hop first, then what downstream hops reported.
+/// </summary>
+public sealed class RequestVariants
+{
+    private readonly Dictionary<string, (string Variant, string Source)> _resolved = new(StringComparer.Ordinal);
+    private readonly List<string> _served = [];
+    private Activity? _serverSpan;
+
+    internal void Resolve(string flag, string variant, string source, Activity? serverSpan)
+    {
+        _resolved[flag] = (variant, source);
+        _serverSpan = serverSpan;
+    }
+
+    /// <summary>Returns the variant that serves <paramref name="flag"/> and records that it did.</summary>
+    public string Serve(string flag)
+    {
+        var (variant, source) = _resolved.GetValueOrDefault(flag, (PerfMode.Optimized, "default"));
+        lock (_served)
+        {
+            _served.Add($"{flag}={variant}");
+        }
+
+        // OpenTelemetry semantic conventions for feature flags: one evaluation event per flag.
+        _serverSpan?.AddEvent(new ActivityEvent("feature_flag.evaluation", tags: new ActivityTagsCollection
+        {
+            ["feature_flag.key"] = flag,
+            ["feature_flag.result.variant"] = variant,
+            ["feature_flag.provider.name"] = source,
+        }));
+        _serverSpan?.SetTag(PerfTelemetry.VariantsTag, ToString());
+        return variant;
+    }
+
+    /// <summary>Adds the pairs a downstream hop reported in its <see cref="PerfMode.VariantsHeader"/>.</summary>
+    public void AddDownstream(IEnumerable<string> headerValues)
+    {
+        lock (_served)
+        {
+            foreach (var value in headerValues)
+            {
+                _served.AddRange(value.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries));
+            }
+        }
+
+        _serverSpan?.SetTag(PerfTelemetry.VariantsTag, ToString());
+    }
+
+    public override string ToString()
+    {
+        lock (_served)
+        {
+            return string.Join(", ", _served);
+        }
+    }
+
+    internal static RequestVariants? Of(HttpContext? context) =>
+        context?.RequestServices.GetService(typeof(RequestVariants)) as RequestVariants;
+}
