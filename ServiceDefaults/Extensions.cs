@@ -104,12 +104,24 @@ public static class Extensions
         return app;
     }
 
-    private static int StatusCodeFor(Exception exception) => exception switch
+    private static int StatusCodeFor(Exception exception)
     {
-        BadHttpRequestException bad => bad.StatusCode,
-        HttpRequestException or TimeoutException or Polly.Timeout.TimeoutRejectedException => StatusCodes.Status502BadGateway,
-        _ => StatusCodes.Status500InternalServerError,
-    };
+        if (exception is BadHttpRequestException bad)
+        {
+            return bad.StatusCode;
+        }
+
+        // A dependency that could not be reached or did not answer in time, however a client library wraps it.
+        for (Exception? e = exception; e is not null; e = e.InnerException)
+        {
+            if (e is HttpRequestException or Polly.Timeout.TimeoutRejectedException or Polly.CircuitBreaker.BrokenCircuitException)
+            {
+                return StatusCodes.Status502BadGateway;
+            }
+        }
+
+        return StatusCodes.Status500InternalServerError;
+    }
 
     private static bool IsHealthProbe(PathString path) =>
         path.StartsWithSegments(HealthPath) || path.StartsWithSegments(AlivePath);

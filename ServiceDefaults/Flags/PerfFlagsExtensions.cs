@@ -26,7 +26,7 @@ public static class PerfFlagsExtensions
             builder.Configuration.AddJsonFile(path, optional: true, reloadOnChange: true);
         }
 
-        builder.Services.AddFeatureManagement();
+        builder.Services.AddFeatureManagement().WithTargeting();
         builder.Services.AddHttpContextAccessor();
         GetFlags(builder.Services);
         builder.Services.TryAddScoped<RequestVariants>();

@@ -1,0 +1,23 @@
+using System.Text.Json;
+using Frontend.Api.Products;
+
+namespace Frontend.Api.CatalogClient;
+
+/// <summary>
+/// What teams ship: <c>GetAsync</c> + <c>ReadAsStringAsync</c> + <c>Deserialize</c>. ReadAsStringAsync
+/// first loads the whole body into a MemoryStream (what HttpClient's default ResponseContentRead does),
+/// then decodes it into a UTF-16 string twice its size, then builds the full list, then the full list
+/// of view models. Nothing is sent until all of that exists, and all of it is large-object-heap garbage.
+/// </summary>
+public sealed class BufferedProductListWriter(ICatalogApi catalog) : IProductListWriter
+{
+    public async Task WriteProductsAsync(HttpContext context, CancellationToken cancellationToken)
+    {
+        using var response = await catalog.GetProductsResponseAsync(cancellationToken);
+        response.EnsureSuccessStatusCode();
+        string json = await response.Content.ReadAsStringAsync(cancellationToken);
+        List<CatalogProduct> products = JsonSerializer.Deserialize(json, FrontendJsonContext.Default.ListCatalogProduct) ?? [];
+        List<ProductView> views = products.Select(ProductView.From).ToList();
+        await context.Response.WriteAsJsonAsync(views, FrontendJsonContext.Default.ListProductView, contentType: null, cancellationToken);
+    }
+}

@@ -1,0 +1,26 @@
+using Refit;
+
+namespace Frontend.Api.CatalogClient;
+
+/// <summary>Catalog.Api through Refit: the same endpoint in the two shapes the pitfall compares.</summary>
+public interface ICatalogApi
+{
+    /// <summary>The raw response: the caller decides how to read the body.</summary>
+    [Get("/catalog/products")]
+    Task<HttpResponseMessage> GetProductsResponseAsync(CancellationToken cancellationToken);
+
+    /// <summary>Refit sends with ResponseHeadersRead and deserializes the array element by element.</summary>
+    [Get("/catalog/products")]
+    IAsyncEnumerable<CatalogProduct> StreamProductsAsync(CancellationToken cancellationToken);
+}
+
+/// <summary>A product as Catalog.Api serves it.</summary>
+public sealed record CatalogProduct(
+    int Id,
+    string Sku,
+    string Name,
+    string Description,
+    string Brand,
+    string Category,
+    decimal Price,
+    int Stock);

@@ -1,0 +1,28 @@
+using System.Text.Json;
+using Frontend.Api.CatalogClient;
+using Frontend.Api.Products;
+using HttpPerf.ServiceDefaults.Flags;
+using Refit;
+
+namespace Microsoft.Extensions.Hosting;
+
+public static class FrontendServiceExtensions
+{
+    public static IHostApplicationBuilder AddFrontendServices(this IHostApplicationBuilder builder)
+    {
+        var refit = new RefitSettings(new SystemTextJsonContentSerializer(new JsonSerializerOptions(FrontendJsonContext.Default.Options)))
+        {
+            // A failed Catalog call surfaces as HttpRequestException, which every service maps to a 502 problem.
+            ExceptionFactory = response => ValueTask.FromResult<Exception?>(response.IsSuccessStatusCode
+                ? null
+                : new HttpRequestException($"Catalog answered {(int)response.StatusCode}.", null, response.StatusCode)),
+        };
+
+        // "http://catalog" is resolved by service discovery from services__catalog__http__0.
+        builder.Services.AddRefitGeneratedClient<ICatalogApi>(refit)
+            .ConfigureHttpClient(client => client.BaseAddress = new Uri("http://catalog"));
+
+        builder.Services.AddPitfall<IProductListWriter, BufferedProductListWriter, StreamingProductListWriter>(IProductListWriter.Flag);
+        return builder;
+    }
+}

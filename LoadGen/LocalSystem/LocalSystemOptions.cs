@@ -1,0 +1,16 @@
+namespace LoadGen.LocalSystem;
+
+public sealed record LocalSystemOptions
+{
+    /// <summary>Products the Catalog seeds; null keeps the service default (about 25 MB of JSON).</summary>
+    public int? ProductCount { get; init; }
+
+    /// <summary>Folder for the flags file, the SQLite store, uploads and logs; a new temp folder if null.</summary>
+    public string? WorkDirectory { get; init; }
+
+    /// <summary>Build configuration whose outputs are started; the caller's own by default.</summary>
+    public string Configuration { get; init; } = LocalSystem.CurrentConfiguration;
+
+    /// <summary>Extra environment for every service (e.g. an OTLP endpoint, the admin key).</summary>
+    public IReadOnlyDictionary<string, string> Environment { get; init; } = new Dictionary<string, string>();
+}

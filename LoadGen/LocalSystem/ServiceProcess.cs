@@ -1,0 +1,198 @@
+using System.Diagnostics;
+using System.Text.RegularExpressions;
+
+namespace LoadGen.LocalSystem;
+
+/// <summary>
+/// One service started as a real process (<c>dotnet Service.dll</c>) on a loopback port Kestrel picks,
+/// with the same environment the AppHost gives it. Its output is kept for diagnostics.
+/// </summary>
+public sealed partial class ServiceProcess : IAsyncDisposable
+{
+    private readonly Process _process;
+    private readonly TaskCompletionSource<Uri> _listening = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly Queue<string> _output = new();
+
+    private ServiceProcess(string name, Process process)
+    {
+        Name = name;
+        _process = process;
+    }
+
+    public string Name { get; }
+
+    public int ProcessId => _process.Id;
+
+    public Uri BaseAddress { get; private set; } = null!;
+
+    public bool HasExited => _process.HasExited;
+
+    /// <summary>The last lines the service wrote, for test failure messages.</summary>
+    public string RecentOutput
+    {
+        get
+        {
+            lock (_output)
+            {
+                return string.Join(Environment.NewLine, _output);
+            }
+        }
+    }
+
+    public static async Task<ServiceProcess> StartAsync(string name, string assemblyPath, IReadOnlyDictionary<string, string> environment, CancellationToken cancellationToken)
+    {
+        var start = new ProcessStartInfo("dotnet", [assemblyPath])
+        {
+            // The content root (appsettings.json) is the output folder, as with `dotnet run`.
+            WorkingDirectory = Path.GetDirectoryName(assemblyPath)!,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        start.Environment["ASPNETCORE_URLS"] = "http://127.0.0.1:0";
+        start.Environment["DOTNET_NOLOGO"] = "1";
+        start.Environment["Logging__Console__FormatterName"] = "simple";
+        start.Environment["Logging__LogLevel__Microsoft.Hosting.Lifetime"] = "Information";
+        foreach (var (key, value) in environment)
+        {
+            start.Environment[key] = value;
+        }
+
+        var process = Process.Start(start) ?? throw new InvalidOperationException($"Could not start {name}.");
+        var service = new ServiceProcess(name, process);
+        process.OutputDataReceived += (_, e) => service.OnOutput(e.Data);
+        process.ErrorDataReceived += (_, e) => service.OnOutput(e.Data);
+        process.BeginOutputReadLine();
+        process.BeginErrorReadLine();
+
+        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        timeout.CancelAfter(TimeSpan.FromSeconds(60));
+        try
+        {
+            var exited = process.WaitForExitAsync(timeout.Token);
+            var first = await Task.WhenAny(service._listening.Task, exited).WaitAsync(timeout.Token);
+            if (first != service._listening.Task)
+            {
+                throw new InvalidOperationException($"{name} exited with code {process.ExitCode} before listening:{Environment.NewLine}{service.RecentOutput}");
+            }
+
+            service.BaseAddress = await service._listening.Task;
+            await service.WaitHealthyAsync(timeout.Token);
+            return service;
+        }
+        catch
+        {
+            await service.DisposeAsync();
+            throw;
+        }
+    }
+
+    /// <summary>Graceful stop, as a container runtime or the AppHost does: SIGTERM, then the exit code.</summary>
+    public async Task<int> StopAsync(TimeSpan timeout)
+    {
+        if (!_process.HasExited)
+        {
+            using (var kill = Process.Start("kill", ["-TERM", _process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]))
+            {
+                await kill.WaitForExitAsync();
+            }
+
+            using var cts = new CancellationTokenSource(timeout);
+            try
+            {
+                await _process.WaitForExitAsync(cts.Token);
+            }
+            catch (OperationCanceledException)
+            {
+                _process.Kill(entireProcessTree: true);
+                await _process.WaitForExitAsync();
+                throw new TimeoutException($"{Name} did not stop within {timeout} of SIGTERM:{Environment.NewLine}{RecentOutput}");
+            }
+        }
+
+        return _process.ExitCode;
+    }
+
+    /// <summary>Abrupt end, as a crash: no shutdown code runs.</summary>
+    public void Kill()
+    {
+        if (!_process.HasExited)
+        {
+            _process.Kill(entireProcessTree: true);
+            _process.WaitForExit();
+        }
+    }
+
+    /// <summary>Current resident set size in bytes (0 once the process has exited).</summary>
+    public long WorkingSet()
+    {
+        if (_process.HasExited)
+        {
+            return 0;
+        }
+
+        _process.Refresh();
+        return _process.WorkingSet64;
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        try
+        {
+            await StopAsync(TimeSpan.FromSeconds(10));
+        }
+        catch (TimeoutException)
+        {
+            // Already killed; disposal must not throw.
+        }
+
+        _process.Dispose();
+    }
+
+    private void OnOutput(string? line)
+    {
+        if (line is null)
+        {
+            return;
+        }
+
+        lock (_output)
+        {
+            _output.Enqueue(line);
+            if (_output.Count > 200)
+            {
+                _output.Dequeue();
+            }
+        }
+
+        if (ListeningLine().Match(line) is { Success: true } match)
+        {
+            _listening.TrySetResult(new Uri(match.Groups[1].Value));
+        }
+    }
+
+    private async Task WaitHealthyAsync(CancellationToken cancellationToken)
+    {
+        using var client = new HttpClient { BaseAddress = BaseAddress };
+        while (true)
+        {
+            try
+            {
+                using var response = await client.GetAsync("/health", cancellationToken);
+                if (response.IsSuccessStatusCode)
+                {
+                    return;
+                }
+            }
+            catch (HttpRequestException)
+            {
+                // Not accepting connections yet.
+            }
+
+            await Task.Delay(100, cancellationToken);
+        }
+    }
+
+    [GeneratedRegex(@"Now listening on: (http://\S+)")]
+    private static partial Regex ListeningLine();
+}

@@ -1,0 +1,108 @@
+using System.Buffers;
+using System.Security.Cryptography;
+using System.Text.Json;
+using Microsoft.Extensions.Options;
+
+namespace Uploads.Api.Storage;
+
+/// <summary>
+/// Durable file storage. A file is written under <c>.incoming/</c>, hashed on the way, flushed to disk,
+/// then moved to its id, with its metadata moved last as the commit mark: a crash or a cut connection
+/// never leaves a partial file under a real id, and leftovers are removed at start.
+/// </summary>
+public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironment environment, ILogger<UploadStore> logger) : IHostedService
+{
+    private const int BufferSize = 128 * 1024;
+    private readonly string _root = Path.Combine(environment.ContentRootPath, options.Value.DataDirectory);
+
+    private string Incoming => Path.Combine(_root, ".incoming");
+
+    public async Task<UploadReceipt> SaveAsync(Stream content, string fileName, string contentType, CancellationToken cancellationToken)
+    {
+        var id = Guid.NewGuid().ToString("N");
+        var partial = Path.Combine(Incoming, id);
+        try
+        {
+            var (size, sha256) = await WriteAndHashAsync(content, partial, cancellationToken);
+            var receipt = new UploadReceipt(id, size, sha256, fileName, contentType);
+            await File.WriteAllBytesAsync(partial + ".json", JsonSerializer.SerializeToUtf8Bytes(receipt, UploadsJsonContext.Default.UploadReceipt), cancellationToken);
+            File.Move(partial, DataPath(id));
+            File.Move(partial + ".json", MetadataPath(id));
+            return receipt;
+        }
+        finally
+        {
+            File.Delete(partial);
+            File.Delete(partial + ".json");
+        }
+    }
+
+    public async Task<UploadReceipt?> FindAsync(string id, CancellationToken cancellationToken)
+    {
+        if (!IsId(id) || !File.Exists(MetadataPath(id)))
+        {
+            return null;
+        }
+
+        await using var metadata = File.OpenRead(MetadataPath(id));
+        return await JsonSerializer.DeserializeAsync(metadata, UploadsJsonContext.Default.UploadReceipt, cancellationToken);
+    }
+
+    public string DataPath(string id) => Path.Combine(_root, id);
+
+    public Task StartAsync(CancellationToken cancellationToken)
+    {
+        Directory.CreateDirectory(_root);
+        if (Directory.Exists(Incoming))
+        {
+            var leftovers = Directory.GetFiles(Incoming);
+            foreach (var file in leftovers)
+            {
+                File.Delete(file);
+            }
+
+            logger.LogInformation("Removed {Count} leftovers of interrupted uploads", leftovers.Length);
+        }
+
+        // Data moved into place without its metadata (a crash between the two moves) was never acknowledged.
+        foreach (var data in Directory.GetFiles(_root).Where(f => IsId(Path.GetFileName(f)) && !File.Exists(f + ".json")))
+        {
+            File.Delete(data);
+        }
+
+        Directory.CreateDirectory(Incoming);
+        return Task.CompletedTask;
+    }
+
+    public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
+    private static async Task<(long Size, string Sha256)> WriteAndHashAsync(Stream content, string path, CancellationToken cancellationToken)
+    {
+        using var hash = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
+        var buffer = ArrayPool<byte>.Shared.Rent(BufferSize);
+        long size = 0;
+        try
+        {
+            await using var file = new FileStream(path, FileMode.CreateNew, FileAccess.Write, FileShare.None, bufferSize: 0, FileOptions.Asynchronous);
+            int read;
+            while ((read = await content.ReadAsync(buffer, cancellationToken)) > 0)
+            {
+                hash.AppendData(buffer, 0, read);
+                await file.WriteAsync(buffer.AsMemory(0, read), cancellationToken);
+                size += read;
+            }
+
+            file.Flush(flushToDisk: true);
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(buffer);
+        }
+
+        return (size, Convert.ToHexStringLower(hash.GetHashAndReset()));
+    }
+
+    private string MetadataPath(string id) => DataPath(id) + ".json";
+
+    private static bool IsId(string id) => id.Length == 32 && id.All(char.IsAsciiHexDigitLower);
+}

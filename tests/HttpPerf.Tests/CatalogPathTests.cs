@@ -1,0 +1,126 @@
+using HttpPerf.Tests.Infrastructure;
+
+namespace HttpPerf.Tests;
+
+/// <summary>The catalog path Gateway -> Frontend.Api -> Catalog.Api, naive and optimized, on a small catalog.</summary>
+[Collection(SmallSystemCollection.Name)]
+public sealed class CatalogPathTests(SmallSystemFixture fixture)
+{
+    [Fact]
+    public async Task Catalog_modes_send_the_same_bytes()
+    {
+        var naive = await Http.GetAsync(fixture.Gateway, "/api/catalog/products", "naive");
+        var optimized = await Http.GetAsync(fixture.Gateway, "/api/catalog/products", "optimized");
+
+        Assert.Equal(200, naive.Status);
+        Assert.Equal(200, optimized.Status);
+        Assert.Equal("application/json", naive.MediaType);
+        Assert.Equal("application/json", optimized.MediaType);
+        Assert.Equal("Catalog.Serialization=naive", naive.Variants);
+        Assert.Equal("Catalog.Serialization=optimized", optimized.Variants);
+        Assert.Equal(naive.Sha256, optimized.Sha256);
+
+        var products = optimized.Json<List<CatalogProduct>>();
+        Assert.Equal(SmallSystemFixture.ProductCount, products.Count);
+        Assert.Equal(Enumerable.Range(1, SmallSystemFixture.ProductCount), products.Select(p => p.Id));
+        Assert.All(products, p => Assert.Equal($"SKU-{p.Id:D7}", p.Sku));
+    }
+
+    [Fact]
+    public async Task Product_modes_return_equal_items_and_name_every_hop()
+    {
+        var naive = await Http.GetAsync(fixture.Gateway, "/api/products", "naive");
+        var optimized = await Http.GetAsync(fixture.Gateway, "/api/products", "optimized");
+
+        Assert.Equal(200, naive.Status);
+        Assert.Equal(200, optimized.Status);
+        Assert.Equal("Frontend.CatalogClient=naive, Catalog.Serialization=naive", naive.Variants);
+        Assert.Equal("Frontend.CatalogClient=optimized, Catalog.Serialization=optimized", optimized.Variants);
+
+        var naiveItems = naive.Json<List<ProductView>>();
+        var optimizedItems = optimized.Json<List<ProductView>>();
+        Assert.Equal(SmallSystemFixture.ProductCount, naiveItems.Count);
+        Assert.Equal(naiveItems, optimizedItems);
+    }
+
+    [Fact]
+    public async Task Products_are_mapped_from_the_catalog_not_copied()
+    {
+        var catalog = (await Http.GetAsync(fixture.Gateway, "/api/catalog/products")).Json<List<CatalogProduct>>();
+        var views = (await Http.GetAsync(fixture.Gateway, "/api/products")).Json<List<ProductView>>();
+
+        Assert.Equal(catalog.Count, views.Count);
+        foreach (var (product, view) in catalog.Zip(views))
+        {
+            Assert.Equal(product.Id, view.Id);
+            Assert.Equal($"{product.Brand} {product.Name}", view.Title);
+            Assert.Equal($"EUR {product.Price:0.00}", view.Price);
+            Assert.Equal(product.Stock switch { 0 => "sold out", < 10 => "low stock", _ => "in stock" }, view.Availability);
+            Assert.Equal($"/products/{product.Sku.ToLowerInvariant()}", view.Url);
+        }
+    }
+
+    [Fact]
+    public async Task The_mode_header_switches_every_hop_per_request()
+    {
+        string[] modes = ["naive", "optimized", "optimized", "naive", "naive", "optimized"];
+        var answers = await Task.WhenAll(modes.Select(mode => Http.GetAsync(fixture.Gateway, "/api/products", mode)));
+
+        foreach (var (mode, answer) in modes.Zip(answers))
+        {
+            Assert.Equal(200, answer.Status);
+            Assert.Equal($"Frontend.CatalogClient={mode}, Catalog.Serialization={mode}", answer.Variants);
+        }
+
+        Assert.Single(answers.Select(a => a.Sha256).Distinct());
+    }
+
+    [Fact]
+    public async Task Without_header_or_flags_file_every_flag_is_optimized()
+    {
+        File.Delete(fixture.System.FlagsFile);
+        await Task.Delay(500, TestContext.Current.CancellationToken);
+
+        var answer = await Http.GetAsync(fixture.Gateway, "/api/products");
+
+        Assert.Equal("Frontend.CatalogClient=optimized, Catalog.Serialization=optimized", answer.Variants);
+    }
+
+    [Theory]
+    [InlineData("/api/products")]
+    [InlineData("/api/catalog/products")]
+    public async Task An_unknown_mode_is_a_400_problem(string path)
+    {
+        var answer = await Http.GetAsync(fixture.Gateway, path, "turbo");
+
+        Assert.Equal(400, answer.Status);
+        Assert.Equal("application/problem+json", answer.MediaType);
+        Assert.Equal(400, answer.Problem().Status);
+        Assert.Contains("X-Perf-Mode", answer.Problem().Title);
+    }
+
+    [Fact]
+    public async Task Server_spans_carry_the_variants_that_served_them()
+    {
+        var answer = await Http.GetAsync(fixture.Gateway, "/api/products", "naive");
+        Assert.Equal(200, answer.Status);
+
+        // Frontend's server span: its own flag first, then the Catalog hop it called.
+        Assert.True(await fixture.Telemetry.WaitForAsync("traces", TimeSpan.FromSeconds(10),
+            "frontend.api", "perf.variants", "Frontend.CatalogClient=naive, Catalog.Serialization=naive"),
+            "no exported span of frontend.api carried perf.variants");
+        // Catalog's server span, with the OpenTelemetry feature-flag event.
+        Assert.True(await fixture.Telemetry.WaitForAsync("traces", TimeSpan.FromSeconds(10),
+            "catalog.api", "feature_flag.evaluation", "feature_flag.result.variant", "Catalog.Serialization", "X-Perf-Mode"),
+            "no exported span of catalog.api carried a feature_flag.evaluation event");
+    }
+
+    [Fact]
+    public async Task Metrics_and_logs_are_exported()
+    {
+        await Http.GetAsync(fixture.Gateway, "/api/products");
+
+        Assert.True(await fixture.Telemetry.WaitForAsync("metrics", TimeSpan.FromSeconds(10), "http.server.request.duration"));
+        Assert.True(await fixture.Telemetry.WaitForAsync("logs", TimeSpan.FromSeconds(10), "Seeded"));
+    }
+}

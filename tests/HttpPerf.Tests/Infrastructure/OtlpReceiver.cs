@@ -1,0 +1,76 @@
+using System.Collections.Concurrent;
+using System.Text;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Http.Features;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.AspNetCore.Http;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+
+namespace HttpPerf.Tests.Infrastructure;
+
+/// <summary>
+/// A stand-in for the Aspire dashboard's collector: accepts OTLP/HTTP protobuf exports on loopback and
+/// keeps the raw payloads. Protobuf stores strings as UTF-8 bytes, so attribute keys and values can be
+/// found in them without decoding the schema.
+/// </summary>
+public sealed class OtlpReceiver : IAsyncDisposable
+{
+    private readonly WebApplication _app;
+    private readonly ConcurrentQueue<(string Signal, byte[] Payload)> _payloads = new();
+
+    private OtlpReceiver(WebApplication app) => _app = app;
+
+    public Uri Endpoint { get; private set; } = null!;
+
+    public static async Task<OtlpReceiver> StartAsync()
+    {
+        var builder = WebApplication.CreateSlimBuilder();
+        builder.WebHost.UseUrls("http://127.0.0.1:0");
+        builder.Logging.ClearProviders();
+        var app = builder.Build();
+        var receiver = new OtlpReceiver(app);
+        app.MapPost("/v1/{signal}", async (string signal, HttpRequest request) =>
+        {
+            using var buffer = new MemoryStream();
+            await request.Body.CopyToAsync(buffer);
+            receiver._payloads.Enqueue((signal, buffer.ToArray()));
+            return Results.Ok();
+        });
+        await app.StartAsync();
+        var address = app.Services.GetRequiredService<IServer>().Features.GetRequiredFeature<IServerAddressesFeature>().Addresses.First();
+        receiver.Endpoint = new Uri(address);
+        return receiver;
+    }
+
+    /// <summary>Environment that points a service's OpenTelemetry exporter here, flushing fast.</summary>
+    public IReadOnlyDictionary<string, string> ExporterEnvironment => new Dictionary<string, string>
+    {
+        ["OTEL_EXPORTER_OTLP_ENDPOINT"] = Endpoint.ToString().TrimEnd('/'),
+        ["OTEL_EXPORTER_OTLP_PROTOCOL"] = "http/protobuf",
+        ["OTEL_BSP_SCHEDULE_DELAY"] = "200",
+        ["OTEL_METRIC_EXPORT_INTERVAL"] = "1000",
+    };
+
+    /// <summary>Waits until one exported payload of <paramref name="signal"/> contains every string given.</summary>
+    public async Task<bool> WaitForAsync(string signal, TimeSpan timeout, params string[] texts)
+    {
+        var needles = texts.Select(Encoding.UTF8.GetBytes).ToArray();
+        var deadline = DateTime.UtcNow + timeout;
+        while (DateTime.UtcNow < deadline)
+        {
+            if (_payloads.Any(p => p.Signal == signal && needles.All(n => p.Payload.AsSpan().IndexOf(n) >= 0)))
+            {
+                return true;
+            }
+
+            await Task.Delay(100);
+        }
+
+        return false;
+    }
+
+    public async ValueTask DisposeAsync() => await _app.DisposeAsync();
+}

@@ -1,0 +1,49 @@
+using LoadGen.LocalSystem;
+
+namespace HttpPerf.Tests.Infrastructure;
+
+/// <summary>
+/// The whole system as real processes with a small catalog (fast to seed and to fetch), exporting
+/// telemetry to an in-test OTLP receiver. Shared by the tests of one collection.
+/// </summary>
+public sealed class SmallSystemFixture : IAsyncLifetime
+{
+    public const int ProductCount = 2_000;
+
+    public LocalSystem System { get; private set; } = null!;
+
+    public OtlpReceiver Telemetry { get; private set; } = null!;
+
+    public HttpClient Gateway { get; private set; } = null!;
+
+    public async ValueTask InitializeAsync()
+    {
+        Telemetry = await OtlpReceiver.StartAsync();
+        System = await LocalSystem.StartAsync(new LocalSystemOptions
+        {
+            ProductCount = ProductCount,
+            Environment = Telemetry.ExporterEnvironment,
+        }, TestContext.Current.CancellationToken);
+        Gateway = new HttpClient { BaseAddress = System.Gateway.BaseAddress };
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        Gateway?.Dispose();
+        if (System is not null)
+        {
+            await System.DisposeAsync();
+        }
+
+        if (Telemetry is not null)
+        {
+            await Telemetry.DisposeAsync();
+        }
+    }
+}
+
+[CollectionDefinition(Name)]
+public sealed class SmallSystemCollection : ICollectionFixture<SmallSystemFixture>
+{
+    public const string Name = "small system";
+}

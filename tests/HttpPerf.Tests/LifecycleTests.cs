@@ -1,0 +1,44 @@
+using HttpPerf.Tests.Infrastructure;
+using LoadGen.LocalSystem;
+
+namespace HttpPerf.Tests;
+
+/// <summary>Start healthy, fail clearly when a dependency is gone, stop cleanly on SIGTERM.</summary>
+public sealed class LifecycleTests
+{
+    [Fact]
+    public async Task Services_start_healthy_report_a_missing_dependency_and_stop_cleanly()
+    {
+        await using var system = await LocalSystem.StartAsync(new LocalSystemOptions { ProductCount = 100 }, TestContext.Current.CancellationToken);
+
+        foreach (var service in system.Services)
+        {
+            using var client = new HttpClient { BaseAddress = service.BaseAddress };
+            foreach (var probe in new[] { "/health", "/alive" })
+            {
+                var answer = await Http.GetAsync(client, probe);
+                Assert.True(answer.Status == 200, $"{service.Name}{probe} answered {answer.Status}");
+                Assert.Equal("Healthy", System.Text.Encoding.UTF8.GetString(answer.Body));
+            }
+        }
+
+        Assert.Equal(0, await system.Catalog.StopAsync(TimeSpan.FromSeconds(15)));
+
+        // Frontend cannot reach the Catalog: a 502 problem in both modes, never a 500 or a hang.
+        using var gateway = new HttpClient { BaseAddress = system.Gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
+        foreach (var mode in new[] { "naive", "optimized" })
+        {
+            var answer = await Http.GetAsync(gateway, "/api/products", mode);
+            Assert.Equal(502, answer.Status);
+            Assert.Equal("application/problem+json", answer.MediaType);
+        }
+
+        // The Gateway's own route to the Catalog fails the same way.
+        Assert.Equal(502, (await Http.GetAsync(gateway, "/api/catalog/products")).Status);
+
+        foreach (var service in new[] { system.Gateway, system.Frontend, system.Uploads })
+        {
+            Assert.Equal(0, await service.StopAsync(TimeSpan.FromSeconds(15)));
+        }
+    }
+}
