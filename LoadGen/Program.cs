@@ -1,1 +1,10 @@
-Console.WriteLine("placeholder");
+using System.CommandLine;
+using LoadGen.Commands;
+
+var root = new RootCommand("Drives traffic through the Gateway and reports latency by mode.")
+{
+    RunCommand.Create(),
+    MeasureCommand.Create(),
+};
+
+return await root.Parse(args).InvokeAsync();

@@ -1,0 +1,45 @@
+var builder = DistributedApplication.CreateBuilder(args);
+
+// One flags file for every service: edit it and each service switches within a second, no restart.
+var flagsFile = Path.Combine(builder.AppHostDirectory, "flags.json");
+
+// Key for the Gateway's /admin routes: generated once, kept in this AppHost's user secrets.
+var adminKey = builder.AddParameter("admin-key", new GenerateParameterDefault { MinLength = 32, Special = false }, secret: true, persist: true);
+
+var catalog = builder.AddProject<Projects.Catalog_Api>("catalog")
+    .WithPerfFlags(flagsFile)
+    .WithHttpHealthCheck("/health");
+
+var uploads = builder.AddProject<Projects.Uploads_Api>("uploads")
+    .WithPerfFlags(flagsFile)
+    .WithHttpHealthCheck("/health");
+
+var frontend = builder.AddProject<Projects.Frontend_Api>("frontend")
+    .WithPerfFlags(flagsFile)
+    .WithHttpHealthCheck("/health")
+    .WithReference(catalog).WaitFor(catalog);
+
+var gateway = builder.AddProject<Projects.Gateway>("gateway")
+    .WithPerfFlags(flagsFile)
+    .WithEnvironment("Admin__Key", adminKey)
+    .WithHttpHealthCheck("/health")
+    .WithExternalHttpEndpoints()
+    .WithReference(catalog)
+    .WithReference(frontend)
+    .WithReference(uploads)
+    .WaitFor(frontend).WaitFor(uploads);
+
+// Drives traffic through the Gateway; start it from the dashboard when you are ready to watch.
+builder.AddProject<Projects.LoadGen>("loadgen")
+    .WithArgs("run", "--requests", "200", "--concurrency", "4", "--mode", "both")
+    .WithReference(gateway).WaitFor(gateway)
+    .WithExplicitStart();
+
+builder.Build().Run();
+
+internal static class PerfFlagsResourceExtensions
+{
+    /// <summary>Points a service at the shared flags file (configuration key <c>FeatureFlags:File</c>).</summary>
+    public static IResourceBuilder<ProjectResource> WithPerfFlags(this IResourceBuilder<ProjectResource> service, string flagsFile) =>
+        service.WithEnvironment("FeatureFlags__File", flagsFile);
+}

@@ -1,0 +1,45 @@
+using System.Diagnostics;
+using HdrHistogram;
+
+namespace LoadGen.Load;
+
+/// <summary>Latency (HdrHistogram, 3 significant digits), errors and bytes for one mode.</summary>
+public sealed class ModeStats(string mode)
+{
+    private readonly LongHistogram _latency = new(TimeStamp.Minutes(10), 3);
+    private long _errors;
+    private long _bytes;
+
+    public string Mode { get; } = mode;
+
+    public long Count => _latency.TotalCount;
+
+    public long Errors => Interlocked.Read(ref _errors);
+
+    public long Bytes => Interlocked.Read(ref _bytes);
+
+    public void Record(long startTimestamp, long bytes, bool ok)
+    {
+        var elapsed = Stopwatch.GetTimestamp() - startTimestamp;
+        lock (_latency)
+        {
+            _latency.RecordValue(elapsed);
+        }
+
+        Interlocked.Add(ref _bytes, bytes);
+        if (!ok)
+        {
+            Interlocked.Increment(ref _errors);
+        }
+    }
+
+    public double PercentileMs(double percentile)
+    {
+        lock (_latency)
+        {
+            return _latency.TotalCount == 0 ? 0 : _latency.GetValueAtPercentile(percentile) / OutputScalingFactor.TimeStampToMilliseconds;
+        }
+    }
+
+    public long MeanBodyBytes => Count == 0 ? 0 : Bytes / Count;
+}
