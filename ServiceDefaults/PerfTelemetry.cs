@@ -14,4 +14,7 @@ public static class PerfTelemetry
 
     /// <summary>Span attribute listing the <c>flag=variant</c> pairs that served a request.</summary>
     public const string VariantsTag = "perf.variants";
+
+    /// <summary>Metric tag naming the variant (<c>naive</c> or <c>optimized</c>) that produced a measurement.</summary>
+    public const string VariantTag = "perf.variant";
 }

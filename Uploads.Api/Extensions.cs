@@ -1,3 +1,7 @@
+using HttpPerf.ServiceDefaults.Flags;
+using Uploads.Api;
+using Uploads.Api.Download;
+using Uploads.Api.Reader;
 using Uploads.Api.Storage;
 
 namespace Microsoft.Extensions.Hosting;
@@ -9,6 +13,11 @@ public static class UploadServiceExtensions
         builder.Services.Configure<UploadOptions>(builder.Configuration.GetSection(UploadOptions.Section));
         builder.Services.AddSingleton<UploadStore>();
         builder.Services.AddHostedService(sp => sp.GetRequiredService<UploadStore>());
+        builder.Services.AddSingleton<UploadRules>();
+        builder.Services.AddSingleton<UploadMetrics>();
+
+        builder.Services.AddPitfall<IUploadReader, FormFileUploadReader, MultipartUploadReader>(IUploadReader.Flag);
+        builder.Services.AddPitfall<IDownloadWriter, ByteArrayDownloadWriter, PhysicalFileDownloadWriter>(IDownloadWriter.Flag);
         return builder;
     }
 }

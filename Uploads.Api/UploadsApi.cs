@@ -1,8 +1,13 @@
+using System.Buffers;
+using System.Diagnostics;
+using HttpPerf.ServiceDefaults.Flags;
 using Microsoft.AspNetCore.Http.Features;
 using Microsoft.AspNetCore.Http.HttpResults;
-using Microsoft.AspNetCore.WebUtilities;
 using Microsoft.Extensions.Options;
 using Microsoft.Net.Http.Headers;
+using Uploads.Api;
+using Uploads.Api.Download;
+using Uploads.Api.Reader;
 using Uploads.Api.Storage;
 
 namespace Microsoft.AspNetCore.Builder;
@@ -11,29 +16,30 @@ public static class UploadsApi
 {
     public static IEndpointRouteBuilder MapUploadsApi(this IEndpointRouteBuilder app)
     {
-        var api = app.MapGroup("/uploads").WithTags("Uploads");
+        var api = app.MapGroup("/uploads").WithTags("Uploads").DisableAntiforgery();
 
         api.MapPost("/", Upload)
-            .WithSummary("Stores one multipart/form-data file durably; answers with its id, size and SHA-256.")
-            .DisableAntiforgery();
+            .WithSummary("Stores the files of a multipart/form-data body durably; answers with each one's id, size and SHA-256.");
         api.MapGet("/{id}", Download)
-            .WithSummary("The stored bytes, with range support.");
+            .WithSummary("The stored bytes of one upload, with range support in optimized mode.");
+
+        if (app.ServiceProvider.GetRequiredService<IOptions<UploadOptions>>().Value.EnableSink)
+        {
+            api.MapPost("/sink", Sink)
+                .WithSummary("Reads the body and discards it: the upper bound for upload benchmarks.");
+        }
 
         return app;
     }
 
-    public static async Task<Results<Created<UploadReceipt>, ProblemHttpResult>> Upload(
-        HttpContext context, UploadStore store, IOptions<UploadOptions> options, CancellationToken cancellationToken)
+    public static async Task<Results<Created<IReadOnlyList<UploadReceipt>>, ProblemHttpResult>> Upload(
+        HttpContext context, IUploadReader reader, UploadStore store, UploadRules rules, UploadMetrics metrics, RequestVariants variants, CancellationToken cancellationToken)
     {
-        if (context.Features.Get<IHttpMaxRequestBodySizeFeature>() is { IsReadOnly: false } limit)
-        {
-            limit.MaxRequestBodySize = options.Value.MaxRequestBytes;
-        }
-
+        AllowLargeBody(context, rules.Options.MaxRequestBytes);
         if (!MediaTypeHeaderValue.TryParse(context.Request.ContentType, out var mediaType)
             || !mediaType.MediaType.Equals("multipart/form-data", StringComparison.OrdinalIgnoreCase))
         {
-            return Problem(StatusCodes.Status415UnsupportedMediaType, "Expected multipart/form-data.");
+            return Problem(StatusCodes.Status415UnsupportedMediaType, "Expected a multipart/form-data body.");
         }
 
         var boundary = HeaderUtilities.RemoveQuotes(mediaType.Boundary).Value;
@@ -42,42 +48,72 @@ public static class UploadsApi
             return Problem(StatusCodes.Status400BadRequest, "The multipart boundary is missing.");
         }
 
+        var started = Stopwatch.GetTimestamp();
+        using var batch = new UploadBatch(store);
         try
         {
-            var reader = new MultipartReader(boundary, context.Request.Body);
-            while (await reader.ReadNextSectionAsync(cancellationToken) is { } section)
-            {
-                if (ContentDispositionHeaderValue.TryParse(section.ContentDisposition, out var disposition)
-                    && disposition.IsFileDisposition())
-                {
-                    var fileName = Path.GetFileName(HeaderUtilities.RemoveQuotes(disposition.FileNameStar.HasValue ? disposition.FileNameStar : disposition.FileName).Value ?? "");
-                    var receipt = await store.SaveAsync(section.Body, fileName, section.ContentType ?? "application/octet-stream", cancellationToken);
-                    return TypedResults.Created($"/uploads/{receipt.Id}", receipt);
-                }
-            }
+            await reader.ReadFilesAsync(context.Request, boundary, batch, cancellationToken);
         }
-        catch (InvalidDataException exception)
+        catch (UploadRejectedException rejected)
         {
-            return Problem(StatusCodes.Status400BadRequest, $"Malformed multipart body: {exception.Message}");
+            return Problem(rejected.Status, rejected.Message);
         }
-        catch (IOException exception) when (exception.Message.Contains("Unexpected end of Stream", StringComparison.Ordinal))
+        catch (BadHttpRequestException bad)
+        {
+            return Problem(bad.StatusCode, bad.Message);
+        }
+        catch (InvalidDataException malformed)
+        {
+            return Problem(StatusCodes.Status400BadRequest, $"Malformed multipart body: {malformed.Message}");
+        }
+        catch (IOException) when (!cancellationToken.IsCancellationRequested)
         {
             return Problem(StatusCodes.Status400BadRequest, "The multipart body ended before its closing boundary.");
         }
 
-        return Problem(StatusCodes.Status400BadRequest, "No file section in the multipart body.");
+        var receipts = batch.Commit();
+        metrics.Uploaded(receipts.Sum(r => r.Size), Stopwatch.GetElapsedTime(started), variants.VariantOf(IUploadReader.Flag));
+        return TypedResults.Created($"/uploads/{receipts[0].Id}", receipts);
     }
 
-    public static async Task<Results<PhysicalFileHttpResult, ProblemHttpResult>> Download(
-        string id, UploadStore store, CancellationToken cancellationToken)
+    public static async Task<IResult> Download(string id, UploadStore store, IDownloadWriter writer, CancellationToken cancellationToken)
     {
-        var receipt = await store.FindAsync(id, cancellationToken);
-        if (receipt is null)
+        var upload = await store.FindAsync(id, cancellationToken);
+        if (upload is null)
         {
             return Problem(StatusCodes.Status404NotFound, $"No upload '{id}'.");
         }
 
-        return TypedResults.PhysicalFile(store.DataPath(receipt.Id), receipt.ContentType, enableRangeProcessing: true);
+        return await writer.CreateResultAsync(upload, store.DataPath(upload.Id), cancellationToken);
+    }
+
+    public static async Task<Ok<long>> Sink(HttpContext context, IOptions<UploadOptions> options, CancellationToken cancellationToken)
+    {
+        AllowLargeBody(context, options.Value.MaxRequestBytes);
+        var buffer = ArrayPool<byte>.Shared.Rent(64 * 1024);
+        long total = 0;
+        try
+        {
+            int read;
+            while ((read = await context.Request.Body.ReadAsync(buffer, cancellationToken)) > 0)
+            {
+                total += read;
+            }
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(buffer);
+        }
+
+        return TypedResults.Ok(total);
+    }
+
+    private static void AllowLargeBody(HttpContext context, long limit)
+    {
+        if (context.Features.Get<IHttpMaxRequestBodySizeFeature>() is { IsReadOnly: false } feature)
+        {
+            feature.MaxRequestBodySize = limit;
+        }
     }
 
     private static ProblemHttpResult Problem(int status, string title) =>

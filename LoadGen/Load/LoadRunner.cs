@@ -9,13 +9,13 @@ namespace LoadGen.Load;
 public static class LoadRunner
 {
     public static async Task<IReadOnlyList<ModeStats>> RunAsync(
-        HttpClient client, string path, IReadOnlyList<string> modes, int requests, int concurrency, CancellationToken cancellationToken)
+        HttpClient client, string path, IReadOnlyList<string> modes, int requests, int concurrency, CancellationToken cancellationToken, int readBufferSize = 64 * 1024)
     {
         var stats = modes.Select(m => new ModeStats(m)).ToArray();
         var next = -1;
         var workers = Enumerable.Range(0, concurrency).Select(async _ =>
         {
-            var buffer = new byte[64 * 1024];
+            var buffer = new byte[readBufferSize];
             int i;
             while ((i = Interlocked.Increment(ref next)) < requests)
             {

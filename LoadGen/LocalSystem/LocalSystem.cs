@@ -28,6 +28,9 @@ public sealed class LocalSystem : IAsyncDisposable
 
     public string UploadsDataDirectory => Path.Combine(WorkDirectory, "uploads");
 
+    /// <summary>A service's ASP.NET Core temp folder (<c>ASPNETCORE_TEMP</c>): form and formatter buffers spill here.</summary>
+    public string TempDirectory(string project) => Path.Combine(WorkDirectory, "tmp", project);
+
     public ServiceProcess Catalog { get; private set; } = null!;
 
     public ServiceProcess Uploads { get; private set; } = null!;
@@ -121,9 +124,10 @@ public sealed class LocalSystem : IAsyncDisposable
         return environment;
     }
 
-    private static Task<ServiceProcess> StartAsync(string project, Dictionary<string, string> environment, LocalSystemOptions options, CancellationToken cancellationToken)
+    private Task<ServiceProcess> StartAsync(string project, Dictionary<string, string> environment, LocalSystemOptions options, CancellationToken cancellationToken)
     {
         environment.TryAdd("OTEL_SERVICE_NAME", project.ToLowerInvariant());
+        environment["ASPNETCORE_TEMP"] = Directory.CreateDirectory(TempDirectory(project)).FullName;
         var assembly = Path.Combine(RepositoryRoot(), project, "bin", options.Configuration, "net10.0", project + ".dll");
         if (!File.Exists(assembly))
         {

@@ -19,6 +19,9 @@ public sealed class RequestVariants
         _serverSpan = serverSpan;
     }
 
+    /// <summary>The variant <paramref name="flag"/> resolved to for this request (for metric tags).</summary>
+    public string VariantOf(string flag) => _resolved.TryGetValue(flag, out var resolved) ? resolved.Variant : PerfMode.Optimized;
+
     /// <summary>Returns the variant that serves <paramref name="flag"/> and records that it did.</summary>
     public string Serve(string flag)
     {

@@ -7,6 +7,22 @@ public sealed class UploadOptions
     /// <summary>Where files are stored, relative to the content root unless absolute.</summary>
     public string DataDirectory { get; set; } = "App_Data/uploads";
 
-    /// <summary>Largest request body accepted on <c>POST /uploads</c> (Kestrel's default is 30 MB).</summary>
-    public long MaxRequestBytes { get; set; } = 1L << 30;
+    /// <summary>Largest single file (default 2 GiB). Larger gets a 413.</summary>
+    public long MaxFileBytes { get; set; } = 2L << 30;
+
+    /// <summary>Largest request body on <c>POST /uploads</c> (Kestrel's own default is 30 MB).</summary>
+    public long MaxRequestBytes { get; set; } = (2L << 30) + (1 << 20);
+
+    /// <summary>Files in one request. More gets a 400 and nothing is stored.</summary>
+    public int MaxFilesPerRequest { get; set; } = 10;
+
+    /// <summary>Content types a file may declare; <c>*/*</c> allows any.</summary>
+    public string[] AllowedContentTypes { get; set; } =
+    [
+        "application/octet-stream", "application/pdf", "application/zip", "application/json",
+        "text/plain", "text/csv", "image/png", "image/jpeg", "image/webp", "video/mp4",
+    ];
+
+    /// <summary>Adds <c>POST /uploads/sink</c>, which reads and discards the body: the benchmark's upper bound.</summary>
+    public bool EnableSink { get; set; }
 }

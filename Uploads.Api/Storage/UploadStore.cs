@@ -6,9 +6,10 @@ using Microsoft.Extensions.Options;
 namespace Uploads.Api.Storage;
 
 /// <summary>
-/// Durable file storage. A file is written under <c>.incoming/</c>, hashed on the way, flushed to disk,
-/// then moved to its id, with its metadata moved last as the commit mark: a crash or a cut connection
-/// never leaves a partial file under a real id, and leftovers are removed at start.
+/// Durable file storage. A file is written under <c>.incoming/</c>, hashed on the way and flushed to disk
+/// (<see cref="PendingUpload"/>); committing moves it to its id, with its metadata moved last as the
+/// commit mark. A crash or a cut connection never leaves a partial file under a real id, and leftovers
+/// are removed at start.
 /// </summary>
 public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironment environment, ILogger<UploadStore> logger) : IHostedService
 {
@@ -17,24 +18,31 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
 
     private string Incoming => Path.Combine(_root, ".incoming");
 
-    public async Task<UploadReceipt> SaveAsync(Stream content, string fileName, string contentType, CancellationToken cancellationToken)
+    /// <summary>Streams <paramref name="content"/> to a pending file; more than <paramref name="maxBytes"/> is a 413.</summary>
+    public async Task<PendingUpload> WriteAsync(Stream content, string fileName, string contentType, long maxBytes, CancellationToken cancellationToken)
     {
         var id = Guid.NewGuid().ToString("N");
-        var partial = Path.Combine(Incoming, id);
+        var dataPath = Path.Combine(Incoming, id);
         try
         {
-            var (size, sha256) = await WriteAndHashAsync(content, partial, cancellationToken);
-            var receipt = new UploadReceipt(id, size, sha256, fileName, contentType);
-            await File.WriteAllBytesAsync(partial + ".json", JsonSerializer.SerializeToUtf8Bytes(receipt, UploadsJsonContext.Default.UploadReceipt), cancellationToken);
-            File.Move(partial, DataPath(id));
-            File.Move(partial + ".json", MetadataPath(id));
-            return receipt;
+            var (size, sha256) = await WriteAndHashAsync(content, dataPath, maxBytes, cancellationToken);
+            var pending = new PendingUpload(new UploadReceipt(id, size, sha256, fileName, contentType), dataPath);
+            await File.WriteAllBytesAsync(pending.MetadataPath, JsonSerializer.SerializeToUtf8Bytes(pending.Receipt, UploadsJsonContext.Default.UploadReceipt), cancellationToken);
+            return pending;
         }
-        finally
+        catch
         {
-            File.Delete(partial);
-            File.Delete(partial + ".json");
+            File.Delete(dataPath);
+            File.Delete(dataPath + ".json");
+            throw;
         }
+    }
+
+    internal void Commit(PendingUpload pending)
+    {
+        File.Move(pending.DataPath, DataPath(pending.Receipt.Id));
+        File.Move(pending.MetadataPath, MetadataPath(pending.Receipt.Id));
+        pending.Committed = true;
     }
 
     public async Task<UploadReceipt?> FindAsync(string id, CancellationToken cancellationToken)
@@ -53,21 +61,22 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
     public Task StartAsync(CancellationToken cancellationToken)
     {
         Directory.CreateDirectory(_root);
-        if (Directory.Exists(Incoming))
+        var leftovers = Directory.Exists(Incoming) ? Directory.GetFiles(Incoming) : [];
+        foreach (var file in leftovers)
         {
-            var leftovers = Directory.GetFiles(Incoming);
-            foreach (var file in leftovers)
-            {
-                File.Delete(file);
-            }
-
-            logger.LogInformation("Removed {Count} leftovers of interrupted uploads", leftovers.Length);
+            File.Delete(file);
         }
 
         // Data moved into place without its metadata (a crash between the two moves) was never acknowledged.
-        foreach (var data in Directory.GetFiles(_root).Where(f => IsId(Path.GetFileName(f)) && !File.Exists(f + ".json")))
+        var orphans = Directory.GetFiles(_root).Where(f => IsId(Path.GetFileName(f)) && !File.Exists(f + ".json")).ToList();
+        foreach (var orphan in orphans)
         {
-            File.Delete(data);
+            File.Delete(orphan);
+        }
+
+        if (leftovers.Length + orphans.Count > 0)
+        {
+            logger.LogWarning("Removed {Count} leftovers of interrupted uploads", leftovers.Length + orphans.Count);
         }
 
         Directory.CreateDirectory(Incoming);
@@ -76,7 +85,7 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
 
     public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 
-    private static async Task<(long Size, string Sha256)> WriteAndHashAsync(Stream content, string path, CancellationToken cancellationToken)
+    private static async Task<(long Size, string Sha256)> WriteAndHashAsync(Stream content, string path, long maxBytes, CancellationToken cancellationToken)
     {
         using var hash = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
         var buffer = ArrayPool<byte>.Shared.Rent(BufferSize);
@@ -87,9 +96,14 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
             int read;
             while ((read = await content.ReadAsync(buffer, cancellationToken)) > 0)
             {
+                size += read;
+                if (size > maxBytes)
+                {
+                    throw UploadRules.TooLarge(maxBytes);
+                }
+
                 hash.AppendData(buffer, 0, read);
                 await file.WriteAsync(buffer.AsMemory(0, read), cancellationToken);
-                size += read;
             }
 
             file.Flush(flushToDisk: true);

@@ -1,67 +1,242 @@
 using System.Net;
 using System.Net.Http.Headers;
 using System.Net.Http.Json;
+using System.Net.Sockets;
 using System.Security.Cryptography;
+using System.Text;
 using HttpPerf.Tests.Infrastructure;
 
 namespace HttpPerf.Tests;
 
+/// <summary>Uploads.Api through the Gateway, in both modes of <c>Uploads.Reader</c> and <c>Uploads.Download</c>.</summary>
 [Collection(SmallSystemCollection.Name)]
 public sealed class UploadTests(SmallSystemFixture fixture)
 {
-    [Fact]
-    public async Task An_upload_through_the_gateway_round_trips_its_sha256()
+    public static TheoryData<string> Modes => new() { "naive", "optimized" };
+
+    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
+
+    [Theory]
+    [MemberData(nameof(Modes))]
+    public async Task An_upload_round_trips_its_sha256_in_both_download_modes(string mode)
     {
-        var bytes = RandomNumberGenerator.GetBytes(5 * 1024 * 1024 + 17);
-        var expected = Convert.ToHexStringLower(SHA256.HashData(bytes));
+        var bytes = RandomNumberGenerator.GetBytes(3 * 1024 * 1024 + 17);
         using var form = new MultipartFormDataContent { { new ByteArrayContent(bytes), "file", "report.bin" } };
 
-        using var response = await fixture.Gateway.PostAsync("/api/uploads", form, TestContext.Current.CancellationToken);
+        var (response, receipts) = await UploadAsync(form, mode);
 
         Assert.Equal(HttpStatusCode.Created, response.StatusCode);
-        var receipt = (await response.Content.ReadFromJsonAsync<UploadReceipt>(TestContext.Current.CancellationToken))!;
+        Assert.Equal($"Uploads.Reader={mode}", string.Join(", ", response.Headers.GetValues("X-Perf-Variants")));
+        var receipt = Assert.Single(receipts);
         Assert.Equal(bytes.Length, receipt.Size);
-        Assert.Equal(expected, receipt.Sha256);
+        Assert.Equal(Sha256(bytes), receipt.Sha256);
         Assert.Equal("report.bin", receipt.FileName);
         Assert.Equal($"/uploads/{receipt.Id}", response.Headers.Location?.OriginalString);
 
-        var stored = await Http.GetAsync(fixture.Gateway, $"/api/uploads/{receipt.Id}");
-        Assert.Equal(200, stored.Status);
-        Assert.Equal(expected, stored.Sha256);
-        Assert.Empty(Directory.GetFiles(Path.Combine(fixture.System.UploadsDataDirectory, ".incoming")));
+        foreach (var downloadMode in new[] { "naive", "optimized" })
+        {
+            var stored = await Http.GetAsync(fixture.Gateway, $"/api/uploads/{receipt.Id}", downloadMode);
+            Assert.Equal(200, stored.Status);
+            Assert.Equal($"Uploads.Download={downloadMode}", stored.Variants);
+            Assert.Equal(receipt.Sha256, stored.Sha256);
+        }
+
+        AssertNothingLeftBehind();
     }
 
-    [Fact]
-    public async Task A_body_that_is_not_multipart_is_a_415_problem()
+    [Theory]
+    [MemberData(nameof(Modes))]
+    public async Task Several_files_in_one_request_are_all_stored(string mode)
     {
-        using var content = new ByteArrayContent([1, 2, 3]);
-        content.Headers.ContentType = new MediaTypeHeaderValue("application/octet-stream");
+        var files = Enumerable.Range(1, SmallSystemFixture.MaxFilesPerRequest).Select(i => RandomNumberGenerator.GetBytes(100_000 * i)).ToArray();
+        using var form = new MultipartFormDataContent { { new StringContent("a plain field is ignored"), "note" } };
+        for (var i = 0; i < files.Length; i++)
+        {
+            form.Add(new ByteArrayContent(files[i]) { Headers = { ContentType = new MediaTypeHeaderValue("image/png") } }, "file", $"picture {i}.png");
+        }
 
-        using var response = await fixture.Gateway.PostAsync("/api/uploads", content, TestContext.Current.CancellationToken);
+        var (response, receipts) = await UploadAsync(form, mode);
 
-        Assert.Equal(HttpStatusCode.UnsupportedMediaType, response.StatusCode);
+        Assert.Equal(HttpStatusCode.Created, response.StatusCode);
+        Assert.Equal(files.Select(Sha256), receipts.Select(r => r.Sha256));
+        Assert.All(receipts, r => Assert.Equal("image/png", r.ContentType));
+        Assert.Equal(receipts.Select(r => r.Id).Distinct().Count(), receipts.Count);
+        AssertNothingLeftBehind();
+    }
+
+    public static TheoryData<string, string, int> BadUploads()
+    {
+        var data = new TheoryData<string, string, int>();
+        foreach (var mode in new[] { "naive", "optimized" })
+        {
+            data.Add(mode, "wrong content type", 415);
+            data.Add(mode, "missing boundary", 400);
+            data.Add(mode, "empty body", 400);
+            data.Add(mode, "truncated multipart", 400);
+            data.Add(mode, "oversize file", 413);
+            data.Add(mode, "too many files", 400);
+            data.Add(mode, "section without a file name", 400);
+            data.Add(mode, "traversal file name", 400);
+            data.Add(mode, "disallowed file type", 415);
+        }
+
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(BadUploads))]
+    public async Task Bad_input_is_a_problem_response_and_leaves_nothing(string mode, string kase, int status)
+    {
+        var stored = StoredCount();
+        var small = RandomNumberGenerator.GetBytes(10_000);
+        using var content = kase switch
+        {
+            "wrong content type" => Multipart.Content(small, "application/octet-stream"),
+            "missing boundary" => Multipart.Content(Multipart.Body([new("a.bin", "application/octet-stream", small)]), "multipart/form-data"),
+            "empty body" => Multipart.Content([]),
+            "truncated multipart" => Multipart.Content(Multipart.Body([new("a.bin", "application/octet-stream", RandomNumberGenerator.GetBytes(200_000))], closed: false)),
+            "oversize file" => Multipart.Content(Multipart.Body([new("big.bin", "application/octet-stream", RandomNumberGenerator.GetBytes(SmallSystemFixture.MaxFileBytes + 1))])),
+            "too many files" => Multipart.Content(Multipart.Body(Enumerable.Range(0, SmallSystemFixture.MaxFilesPerRequest + 1).Select(i => new Multipart.Part($"{i}.bin", "application/octet-stream", small)))),
+            "section without a file name" => Multipart.Content(Multipart.Body([new("", "application/octet-stream", small)])),
+            "traversal file name" => Multipart.Content(Multipart.Body([new("../../etc/passwd", "text/plain", small)])),
+            "disallowed file type" => Multipart.Content(Multipart.Body([new("setup.exe", "application/x-msdownload", small)])),
+            _ => throw new ArgumentOutOfRangeException(nameof(kase)),
+        };
+        using var request = new HttpRequestMessage(HttpMethod.Post, "/api/uploads") { Content = content };
+        request.Headers.Add(Http.ModeHeader, mode);
+
+        using var response = await fixture.Gateway.SendAsync(request, Cancel);
+
+        Assert.Equal(status, (int)response.StatusCode);
         Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
+        var problem = (await response.Content.ReadFromJsonAsync<Http.ProblemDocument>(Cancel))!;
+        Assert.Equal(status, problem.Status);
+        Assert.False(string.IsNullOrWhiteSpace(problem.Title));
+        await AssertNothingLeftBehindAsync(stored);
+    }
+
+    [Theory]
+    [MemberData(nameof(Modes))]
+    public async Task A_client_that_disconnects_mid_body_leaves_nothing(string mode)
+    {
+        var stored = StoredCount();
+        var head = Multipart.Body([new("cut.bin", "application/octet-stream", RandomNumberGenerator.GetBytes(1024 * 1024))], closed: false);
+        var gateway = fixture.System.Gateway.BaseAddress;
+
+        using (var client = new TcpClient())
+        {
+            await client.ConnectAsync(gateway.Host, gateway.Port, Cancel);
+            await using var stream = client.GetStream();
+            var headers = $"POST /api/uploads HTTP/1.1\r\nHost: {gateway.Authority}\r\nX-Perf-Mode: {mode}\r\n" +
+                          $"Content-Type: multipart/form-data; boundary={Multipart.Boundary}\r\nContent-Length: {head.Length * 3}\r\n\r\n";
+            await stream.WriteAsync(Encoding.ASCII.GetBytes(headers), Cancel);
+            await stream.WriteAsync(head, Cancel);
+            await stream.FlushAsync(Cancel);
+            await Task.Delay(300, Cancel);
+        }
+
+        await AssertNothingLeftBehindAsync(stored);
+
+        // The service is still serving.
+        using var form = new MultipartFormDataContent { { new ByteArrayContent([1, 2, 3]), "file", "after.bin" } };
+        Assert.Equal(HttpStatusCode.Created, (await UploadAsync(form, mode)).Response.StatusCode);
     }
 
     [Fact]
-    public async Task A_form_without_a_file_is_a_400_problem_and_stores_nothing()
+    public async Task Optimized_downloads_answer_ranges_and_refuse_unsatisfiable_ones()
     {
-        var before = Directory.GetFiles(fixture.System.UploadsDataDirectory).Length;
-        using var form = new MultipartFormDataContent { { new StringContent("just text"), "note" } };
+        var bytes = RandomNumberGenerator.GetBytes(50_000);
+        using var form = new MultipartFormDataContent { { new ByteArrayContent(bytes), "file", "ranged.bin" } };
+        var id = (await UploadAsync(form, "optimized")).Receipts[0].Id;
 
-        using var response = await fixture.Gateway.PostAsync("/api/uploads", form, TestContext.Current.CancellationToken);
+        using var ranged = await GetAsync(id, "optimized", "bytes=1000-1999");
+        Assert.Equal(HttpStatusCode.PartialContent, ranged.StatusCode);
+        Assert.Equal(bytes[1000..2000], await ranged.Content.ReadAsByteArrayAsync(Cancel));
+        Assert.Equal("bytes 1000-1999/50000", ranged.Content.Headers.ContentRange?.ToString());
 
-        Assert.Equal(HttpStatusCode.BadRequest, response.StatusCode);
-        Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
-        Assert.Equal(before, Directory.GetFiles(fixture.System.UploadsDataDirectory).Length);
+        using var unsatisfiable = await GetAsync(id, "optimized", "bytes=60000-70000");
+        Assert.Equal(HttpStatusCode.RequestedRangeNotSatisfiable, unsatisfiable.StatusCode);
+        Assert.Equal("bytes */50000", unsatisfiable.Content.Headers.ContentRange?.ToString());
+
+        // RFC 9110 14.2: a Range header that does not parse is ignored, so the whole file comes back.
+        using var malformed = await GetAsync(id, "optimized", "bytes=abc");
+        Assert.Equal(HttpStatusCode.OK, malformed.StatusCode);
+        Assert.Equal(bytes, await malformed.Content.ReadAsByteArrayAsync(Cancel));
+
+        // The naive download ignores ranges: a 200 with every byte, which is still correct HTTP.
+        using var naive = await GetAsync(id, "naive", "bytes=1000-1999");
+        Assert.Equal(HttpStatusCode.OK, naive.StatusCode);
+        Assert.Equal(bytes, await naive.Content.ReadAsByteArrayAsync(Cancel));
     }
 
-    [Fact]
-    public async Task An_unknown_upload_id_is_a_404_problem()
+    [Theory]
+    [InlineData("0123456789abcdef0123456789abcdef")]
+    [InlineData("..%2F..%2Fetc%2Fpasswd")]
+    [InlineData("not-an-id")]
+    public async Task An_unknown_or_invalid_id_is_a_404_problem(string id)
     {
-        var answer = await Http.GetAsync(fixture.Gateway, $"/api/uploads/{Guid.NewGuid():N}");
+        var answer = await Http.GetAsync(fixture.Gateway, $"/api/uploads/{id}");
 
         Assert.Equal(404, answer.Status);
         Assert.Equal("application/problem+json", answer.MediaType);
     }
+
+    [Fact]
+    public async Task Upload_metrics_and_spans_name_the_reader_variant()
+    {
+        using var form = new MultipartFormDataContent { { new ByteArrayContent(RandomNumberGenerator.GetBytes(200_000)), "file", "metered.bin" } };
+        Assert.Equal(HttpStatusCode.Created, (await UploadAsync(form, "naive")).Response.StatusCode);
+
+        Assert.True(await fixture.Telemetry.WaitForAsync("metrics", TimeSpan.FromSeconds(10), "httpperf.upload.spooled", "perf.variant", "naive"));
+        Assert.True(await fixture.Telemetry.WaitForAsync("metrics", TimeSpan.FromSeconds(10), "httpperf.upload.received", "httpperf.upload.duration"));
+        Assert.True(await fixture.Telemetry.WaitForAsync("traces", TimeSpan.FromSeconds(10), "uploads.api", "Uploads.Reader=naive"));
+    }
+
+    private async Task<(HttpResponseMessage Response, List<UploadReceipt> Receipts)> UploadAsync(HttpContent form, string mode)
+    {
+        using var request = new HttpRequestMessage(HttpMethod.Post, "/api/uploads") { Content = form };
+        request.Headers.Add(Http.ModeHeader, mode);
+        var response = await fixture.Gateway.SendAsync(request, Cancel);
+        var receipts = response.StatusCode == HttpStatusCode.Created
+            ? (await response.Content.ReadFromJsonAsync<List<UploadReceipt>>(Cancel))!
+            : [];
+        return (response, receipts);
+    }
+
+    private Task<HttpResponseMessage> GetAsync(string id, string mode, string range)
+    {
+        var request = new HttpRequestMessage(HttpMethod.Get, $"/api/uploads/{id}");
+        request.Headers.Add(Http.ModeHeader, mode);
+        request.Headers.TryAddWithoutValidation("Range", range);
+        return fixture.Gateway.SendAsync(request, Cancel);
+    }
+
+    private int StoredCount() => Directory.GetFiles(fixture.System.UploadsDataDirectory).Length;
+
+    private void AssertNothingLeftBehind()
+    {
+        Assert.Empty(Directory.GetFiles(Path.Combine(fixture.System.UploadsDataDirectory, ".incoming")));
+        Assert.Empty(Directory.GetFiles(fixture.System.TempDirectory("Uploads.Api"), "*", SearchOption.AllDirectories));
+    }
+
+    /// <summary>A failed request is cleaned up when it ends, which may be just after its response: poll briefly.</summary>
+    private async Task AssertNothingLeftBehindAsync(int storedBefore)
+    {
+        var deadline = DateTime.UtcNow.AddSeconds(10);
+        while (true)
+        {
+            try
+            {
+                AssertNothingLeftBehind();
+                Assert.Equal(storedBefore, StoredCount());
+                return;
+            }
+            catch (Xunit.Sdk.XunitException) when (DateTime.UtcNow < deadline)
+            {
+                await Task.Delay(100, Cancel);
+            }
+        }
+    }
+
+    private static string Sha256(byte[] bytes) => Convert.ToHexStringLower(SHA256.HashData(bytes));
 }

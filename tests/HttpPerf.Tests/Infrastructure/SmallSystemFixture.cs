@@ -1,3 +1,4 @@
+using System.Globalization;
 using LoadGen.LocalSystem;
 
 namespace HttpPerf.Tests.Infrastructure;
@@ -9,6 +10,8 @@ namespace HttpPerf.Tests.Infrastructure;
 public sealed class SmallSystemFixture : IAsyncLifetime
 {
     public const int ProductCount = 2_000;
+    public const int MaxFileBytes = 4 * 1024 * 1024;
+    public const int MaxFilesPerRequest = 3;
 
     public LocalSystem System { get; private set; } = null!;
 
@@ -22,7 +25,11 @@ public sealed class SmallSystemFixture : IAsyncLifetime
         System = await LocalSystem.StartAsync(new LocalSystemOptions
         {
             ProductCount = ProductCount,
-            Environment = Telemetry.ExporterEnvironment,
+            Environment = new Dictionary<string, string>(Telemetry.ExporterEnvironment)
+            {
+                ["Uploads__MaxFileBytes"] = MaxFileBytes.ToString(CultureInfo.InvariantCulture),
+                ["Uploads__MaxFilesPerRequest"] = MaxFilesPerRequest.ToString(CultureInfo.InvariantCulture),
+            },
         }, TestContext.Current.CancellationToken);
         Gateway = new HttpClient { BaseAddress = System.Gateway.BaseAddress };
     }

@@ -1,0 +1,11 @@
+using Uploads.Api.Storage;
+
+namespace Uploads.Api.Download;
+
+/// <summary>Pitfall <c>Uploads.Download</c>: how a stored file goes back to the client. Same bytes either way.</summary>
+public interface IDownloadWriter
+{
+    public const string Flag = "Uploads.Download";
+
+    Task<IResult> CreateResultAsync(UploadReceipt upload, string path, CancellationToken cancellationToken);
+}

@@ -1,0 +1,15 @@
+using Uploads.Api.Storage;
+
+namespace Uploads.Api.Reader;
+
+/// <summary>
+/// Pitfall <c>Uploads.Reader</c>: how the files of a multipart/form-data request reach storage.
+/// Both implementations store the same bytes and enforce the same <see cref="UploadRules"/>.
+/// </summary>
+public interface IUploadReader
+{
+    public const string Flag = "Uploads.Reader";
+
+    /// <summary>Adds every file of the request to <paramref name="batch"/>, or throws <see cref="UploadRejectedException"/>.</summary>
+    Task ReadFilesAsync(HttpRequest request, string boundary, UploadBatch batch, CancellationToken cancellationToken);
+}

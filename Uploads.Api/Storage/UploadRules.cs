@@ -1,0 +1,45 @@
+using Microsoft.Extensions.Options;
+
+namespace Uploads.Api.Storage;
+
+/// <summary>What both upload readers check, so bad input gets the same answer in either mode.</summary>
+public sealed class UploadRules(IOptions<UploadOptions> options)
+{
+    public UploadOptions Options { get; } = options.Value;
+
+    /// <summary>
+    /// Checks one file before any of it is stored and returns its content type. The client's file name is
+    /// metadata only, but one that names a path is refused outright.
+    /// </summary>
+    public string CheckFile(string? fileName, string? contentType, int filesSoFar)
+    {
+        if (filesSoFar >= Options.MaxFilesPerRequest)
+        {
+            throw new UploadRejectedException(StatusCodes.Status400BadRequest, $"At most {Options.MaxFilesPerRequest} files per request.");
+        }
+
+        if (string.IsNullOrWhiteSpace(fileName))
+        {
+            throw new UploadRejectedException(StatusCodes.Status400BadRequest, "A file section has no file name.");
+        }
+
+        if (fileName is "." or ".." || fileName.IndexOfAny(['/', '\\', ':', '\0']) >= 0 || fileName.Any(char.IsControl) || fileName.Length > 255)
+        {
+            throw new UploadRejectedException(StatusCodes.Status400BadRequest, "A file name must be a plain name, not a path.");
+        }
+
+        var type = string.IsNullOrWhiteSpace(contentType) ? "application/octet-stream" : contentType;
+        if (!Options.AllowedContentTypes.Contains("*/*") && !Options.AllowedContentTypes.Contains(type, StringComparer.OrdinalIgnoreCase))
+        {
+            throw new UploadRejectedException(StatusCodes.Status415UnsupportedMediaType, $"Files of type '{type}' are not accepted.");
+        }
+
+        return type;
+    }
+
+    public static UploadRejectedException TooLarge(long limit) =>
+        new(StatusCodes.Status413PayloadTooLarge, $"A file is larger than {limit} bytes.");
+
+    public static UploadRejectedException NoFile() =>
+        new(StatusCodes.Status400BadRequest, "No file in the multipart body.");
+}
