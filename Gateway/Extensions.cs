@@ -1,4 +1,7 @@
 using Gateway;
+using Gateway.Admin;
+using Gateway.Buffering;
+using HttpPerf.ServiceDefaults.Flags;
 using Yarp.ReverseProxy.ServiceDiscovery;
 
 namespace Microsoft.Extensions.Hosting;
@@ -12,6 +15,21 @@ public static class GatewayServiceExtensions
         builder.Services.AddReverseProxy()
             .LoadFromConfig(builder.Configuration.GetSection("ReverseProxy"));
         builder.Services.AddSingleton<IDestinationResolver, ServiceDiscoveryDestinationResolver>();
+
+        builder.Services.AddPitfall<IExchangeLogger, BufferingExchangeLogger, StreamingExchangeLogger>(IExchangeLogger.Flag);
+
+        builder.Services.AddSingleton<AdminKey>();
+        builder.Services.AddSingleton<FlagsAdmin>();
+        builder.Services.AddHttpClient(nameof(FlagsAdmin));
         return builder;
+    }
+
+    /// <summary>YARP's pipeline, with the exchange logger (the Gateway.Buffering pitfall) around every proxied request.</summary>
+    public static void UseProxyPipeline(this IReverseProxyApplicationBuilder proxy)
+    {
+        proxy.Use((context, next) => context.RequestServices.GetRequiredService<IExchangeLogger>().InvokeAsync(context, next));
+        proxy.UseSessionAffinity();
+        proxy.UseLoadBalancing();
+        proxy.UsePassiveHealthChecks();
     }
 }

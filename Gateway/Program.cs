@@ -6,6 +6,9 @@ builder.AddGatewayServices();
 var app = builder.Build();
 
 app.UseServiceDefaults();
-app.MapReverseProxy();
+app.UseDefaultFiles();
+app.UseStaticFiles();
+app.MapAdminApi();
+app.MapReverseProxy(proxy => proxy.UseProxyPipeline());
 
 app.Run();

@@ -21,6 +21,7 @@ public static class Extensions
 {
     public const string HealthPath = "/health";
     public const string AlivePath = "/alive";
+    public const string FlagsPath = "/flags";
 
     public static TBuilder AddServiceDefaults<TBuilder>(this TBuilder builder) where TBuilder : IHostApplicationBuilder
     {
@@ -101,6 +102,11 @@ public static class Extensions
         // Mapped in every environment: the AppHost, the tests and LoadGen all wait on them.
         app.MapHealthChecks(HealthPath);
         app.MapHealthChecks(AlivePath, new HealthCheckOptions { Predicate = r => r.Tags.Contains("live") });
+
+        // What this running service serves right now, flag by flag: how the admin page sees a change land.
+        app.MapGet(FlagsPath, (RequestVariants variants) => TypedResults.Ok(variants.Resolved))
+            .WithTags("Flags")
+            .WithSummary("The variant each pitfall flag of this service resolves to now.");
         return app;
     }
 

@@ -1,3 +1,4 @@
+using HttpPerf.ServiceDefaults.Flags;
 namespace Catalog.Api.Serialization;
 
 /// <summary>
@@ -6,7 +7,7 @@ namespace Catalog.Api.Serialization;
 /// </summary>
 public interface ICatalogWriter
 {
-    public const string Flag = "Catalog.Serialization";
+    public const string Flag = Pitfalls.CatalogSerialization;
 
     Task WriteAllProductsAsync(HttpContext context, CancellationToken cancellationToken);
 }

@@ -1,3 +1,4 @@
+using HttpPerf.ServiceDefaults.Flags;
 namespace Frontend.Api.CatalogClient;
 
 /// <summary>
@@ -6,7 +7,7 @@ namespace Frontend.Api.CatalogClient;
 /// </summary>
 public interface IProductListWriter
 {
-    public const string Flag = "Frontend.CatalogClient";
+    public const string Flag = Pitfalls.FrontendCatalogClient;
 
     Task WriteProductsAsync(HttpContext context, CancellationToken cancellationToken);
 }

@@ -112,6 +112,11 @@ public sealed class LocalSystem : IAsyncDisposable
         gateway["services__catalog__http__0"] = Catalog.BaseAddress.ToString();
         gateway["services__frontend__http__0"] = Frontend.BaseAddress.ToString();
         gateway["services__uploads__http__0"] = Uploads.BaseAddress.ToString();
+        if (options.AdminKey is { } adminKey)
+        {
+            gateway["Admin__Key"] = adminKey;
+        }
+
         Gateway = await StartAsync("Gateway", gateway, options, cancellationToken);
     }
 

@@ -11,6 +11,9 @@ public sealed record LocalSystemOptions
     /// <summary>Build configuration whose outputs are started; the caller's own by default.</summary>
     public string Configuration { get; init; } = LocalSystem.CurrentConfiguration;
 
-    /// <summary>Extra environment for every service (e.g. an OTLP endpoint, the admin key).</summary>
+    /// <summary>The Gateway's admin key (<c>Admin__Key</c>); no admin routes without one.</summary>
+    public string? AdminKey { get; init; }
+
+    /// <summary>Extra environment for every service (e.g. an OTLP endpoint).</summary>
     public IReadOnlyDictionary<string, string> Environment { get; init; } = new Dictionary<string, string>();
 }

@@ -19,6 +19,9 @@ public sealed class RequestVariants
         _serverSpan = serverSpan;
     }
 
+    /// <summary>Every flag of this service and the variant it resolved to for this request.</summary>
+    public IReadOnlyDictionary<string, string> Resolved => _resolved.ToDictionary(r => r.Key, r => r.Value.Variant);
+
     /// <summary>The variant <paramref name="flag"/> resolved to for this request (for metric tags).</summary>
     public string VariantOf(string flag) => _resolved.TryGetValue(flag, out var resolved) ? resolved.Variant : PerfMode.Optimized;
 

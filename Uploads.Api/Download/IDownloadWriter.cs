@@ -1,3 +1,4 @@
+using HttpPerf.ServiceDefaults.Flags;
 using Uploads.Api.Storage;
 
 namespace Uploads.Api.Download;
@@ -5,7 +6,7 @@ namespace Uploads.Api.Download;
 /// <summary>Pitfall <c>Uploads.Download</c>: how a stored file goes back to the client. Same bytes either way.</summary>
 public interface IDownloadWriter
 {
-    public const string Flag = "Uploads.Download";
+    public const string Flag = Pitfalls.UploadsDownload;
 
     Task<IResult> CreateResultAsync(UploadReceipt upload, string path, CancellationToken cancellationToken);
 }

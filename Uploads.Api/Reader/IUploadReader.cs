@@ -1,3 +1,4 @@
+using HttpPerf.ServiceDefaults.Flags;
 using Uploads.Api.Storage;
 
 namespace Uploads.Api.Reader;
@@ -8,7 +9,7 @@ namespace Uploads.Api.Reader;
 /// </summary>
 public interface IUploadReader
 {
-    public const string Flag = "Uploads.Reader";
+    public const string Flag = Pitfalls.UploadsReader;
 
     /// <summary>Adds every file of the request to <paramref name="batch"/>, or throws <see cref="UploadRejectedException"/>.</summary>
     Task ReadFilesAsync(HttpRequest request, string boundary, UploadBatch batch, CancellationToken cancellationToken);

@@ -16,8 +16,8 @@ public sealed class CatalogPathTests(SmallSystemFixture fixture)
         Assert.Equal(200, optimized.Status);
         Assert.Equal("application/json", naive.MediaType);
         Assert.Equal("application/json", optimized.MediaType);
-        Assert.Equal("Catalog.Serialization=naive", naive.Variants);
-        Assert.Equal("Catalog.Serialization=optimized", optimized.Variants);
+        Assert.Equal("Gateway.Buffering=naive, Catalog.Serialization=naive", naive.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Catalog.Serialization=optimized", optimized.Variants);
         Assert.Equal(naive.Sha256, optimized.Sha256);
 
         var products = optimized.Json<List<CatalogProduct>>();
@@ -34,8 +34,8 @@ public sealed class CatalogPathTests(SmallSystemFixture fixture)
 
         Assert.Equal(200, naive.Status);
         Assert.Equal(200, optimized.Status);
-        Assert.Equal("Frontend.CatalogClient=naive, Catalog.Serialization=naive", naive.Variants);
-        Assert.Equal("Frontend.CatalogClient=optimized, Catalog.Serialization=optimized", optimized.Variants);
+        Assert.Equal("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Catalog.Serialization=naive", naive.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Catalog.Serialization=optimized", optimized.Variants);
 
         var naiveItems = naive.Json<List<ProductView>>();
         var optimizedItems = optimized.Json<List<ProductView>>();
@@ -69,7 +69,7 @@ public sealed class CatalogPathTests(SmallSystemFixture fixture)
         foreach (var (mode, answer) in modes.Zip(answers))
         {
             Assert.Equal(200, answer.Status);
-            Assert.Equal($"Frontend.CatalogClient={mode}, Catalog.Serialization={mode}", answer.Variants);
+            Assert.Equal($"Gateway.Buffering={mode}, Frontend.CatalogClient={mode}, Catalog.Serialization={mode}", answer.Variants);
         }
 
         Assert.Single(answers.Select(a => a.Sha256).Distinct());
@@ -83,7 +83,7 @@ public sealed class CatalogPathTests(SmallSystemFixture fixture)
 
         var answer = await Http.GetAsync(fixture.Gateway, "/api/products");
 
-        Assert.Equal("Frontend.CatalogClient=optimized, Catalog.Serialization=optimized", answer.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Catalog.Serialization=optimized", answer.Variants);
     }
 
     [Theory]

@@ -15,30 +15,31 @@ public sealed class FlagsFileTests(SmallSystemFixture fixture)
         {
             await FlagsFile.WriteAsync(fixture.System.FlagsFile, new Dictionary<string, string>
             {
-                ["Catalog.Serialization"] = "naive",
-                ["Frontend.CatalogClient"] = "naive",
+                [Pitfalls.GatewayBuffering] = "naive",
+                [Pitfalls.CatalogSerialization] = "naive",
+                [Pitfalls.FrontendCatalogClient] = "naive",
             }, TestContext.Current.CancellationToken);
-            var switchedAfter = await WaitForVariantsAsync("Frontend.CatalogClient=naive, Catalog.Serialization=naive");
+            var switchedAfter = await WaitForVariantsAsync("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Catalog.Serialization=naive");
             Assert.True(switchedAfter < TimeSpan.FromSeconds(2), $"took {switchedAfter}");
 
             // One flag at a time: each pitfall has its own.
             await FlagsFile.WriteAsync(fixture.System.FlagsFile, new Dictionary<string, string>
             {
-                ["Catalog.Serialization"] = "naive",
-                ["Frontend.CatalogClient"] = "optimized",
+                [Pitfalls.CatalogSerialization] = "naive",
+                [Pitfalls.FrontendCatalogClient] = "optimized",
             }, TestContext.Current.CancellationToken);
-            await WaitForVariantsAsync("Frontend.CatalogClient=optimized, Catalog.Serialization=naive");
+            await WaitForVariantsAsync("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Catalog.Serialization=naive");
 
             // The per-request header still wins over the file.
             var forced = await Http.GetAsync(fixture.Gateway, "/api/products", "optimized");
-            Assert.Equal("Frontend.CatalogClient=optimized, Catalog.Serialization=optimized", forced.Variants);
+            Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Catalog.Serialization=optimized", forced.Variants);
         }
         finally
         {
             File.Delete(fixture.System.FlagsFile);
         }
 
-        await WaitForVariantsAsync("Frontend.CatalogClient=optimized, Catalog.Serialization=optimized");
+        await WaitForVariantsAsync("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Catalog.Serialization=optimized");
     }
 
     private async Task<TimeSpan> WaitForVariantsAsync(string expected)

@@ -23,8 +23,8 @@ public sealed class FullSizeTests
         var optimized = await Http.GetAsync(gateway, "/api/products", "optimized");
         Assert.Equal(200, naive.Status);
         Assert.Equal(200, optimized.Status);
-        Assert.Equal("Frontend.CatalogClient=naive, Catalog.Serialization=naive", naive.Variants);
-        Assert.Equal("Frontend.CatalogClient=optimized, Catalog.Serialization=optimized", optimized.Variants);
+        Assert.Equal("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Catalog.Serialization=naive", naive.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Catalog.Serialization=optimized", optimized.Variants);
 
         var products = optimizedCatalog.Json<List<CatalogProduct>>();
         var naiveItems = naive.Json<List<ProductView>>();

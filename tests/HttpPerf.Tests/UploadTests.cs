@@ -26,7 +26,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
         var (response, receipts) = await UploadAsync(form, mode);
 
         Assert.Equal(HttpStatusCode.Created, response.StatusCode);
-        Assert.Equal($"Uploads.Reader={mode}", string.Join(", ", response.Headers.GetValues("X-Perf-Variants")));
+        Assert.Equal($"Gateway.Buffering={mode}, Uploads.Reader={mode}", string.Join(", ", response.Headers.GetValues("X-Perf-Variants")));
         var receipt = Assert.Single(receipts);
         Assert.Equal(bytes.Length, receipt.Size);
         Assert.Equal(Sha256(bytes), receipt.Sha256);
@@ -37,7 +37,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
         {
             var stored = await Http.GetAsync(fixture.Gateway, $"/api/uploads/{receipt.Id}", downloadMode);
             Assert.Equal(200, stored.Status);
-            Assert.Equal($"Uploads.Download={downloadMode}", stored.Variants);
+            Assert.Equal($"Gateway.Buffering={downloadMode}, Uploads.Download={downloadMode}", stored.Variants);
             Assert.Equal(receipt.Sha256, stored.Sha256);
         }
 
@@ -217,6 +217,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
     {
         Assert.Empty(Directory.GetFiles(Path.Combine(fixture.System.UploadsDataDirectory, ".incoming")));
         Assert.Empty(Directory.GetFiles(fixture.System.TempDirectory("Uploads.Api"), "*", SearchOption.AllDirectories));
+        Assert.Empty(Directory.GetFiles(fixture.System.TempDirectory("Gateway"), "*", SearchOption.AllDirectories));
     }
 
     /// <summary>A failed request is cleaned up when it ends, which may be just after its response: poll briefly.</summary>

@@ -1,0 +1,81 @@
+using Gateway.Admin;
+using HttpPerf.ServiceDefaults.Flags;
+using Microsoft.AspNetCore.Http.HttpResults;
+using Microsoft.AspNetCore.Mvc;
+
+namespace Microsoft.AspNetCore.Builder;
+
+public static class AdminApi
+{
+    /// <summary>
+    /// <c>/admin/flags</c>: list and change the pitfall flags of the running system. Mapped only when an
+    /// admin key (<c>Admin:Key</c>) and a flags file (<c>FeatureFlags:File</c>) are configured.
+    /// </summary>
+    public static IEndpointRouteBuilder MapAdminApi(this IEndpointRouteBuilder app)
+    {
+        if (!app.ServiceProvider.GetRequiredService<AdminKey>().IsConfigured || app.ServiceProvider.GetRequiredService<FlagsAdmin>().FilePath is null)
+        {
+            return app;
+        }
+
+        var admin = app.MapGroup("/admin/flags").WithTags("Admin").AddEndpointFilter(RequireAdminKey);
+
+        admin.MapGet("/", ListFlags)
+            .WithSummary("Every flag: its variant in the flags file and the variant its service serves now.");
+        admin.MapPut("/{name}", SetFlag)
+            .WithSummary("Sets one flag; the body is the variant as a JSON string, e.g. \"naive\".");
+        admin.MapPut("/", SetAllFlags)
+            .WithSummary("Sets every flag to one variant; the body is the variant as a JSON string.");
+
+        return app;
+    }
+
+    public static async Task<Ok<IReadOnlyList<FlagState>>> ListFlags(FlagsAdmin admin, RequestVariants variants, CancellationToken cancellationToken) =>
+        TypedResults.Ok(await admin.ListAsync(variants.Resolved, cancellationToken));
+
+    public static async Task<Results<NoContent, ProblemHttpResult>> SetFlag(
+        string name, [FromBody] string? variant, HttpContext context, FlagsAdmin admin, CancellationToken cancellationToken)
+    {
+        if (Pitfalls.Find(name) is null)
+        {
+            return BadRequest($"Unknown flag '{name}'.", $"Known flags: {string.Join(", ", Pitfalls.All.Select(p => p.Flag))}.");
+        }
+
+        if (!PerfMode.IsValid(variant))
+        {
+            return BadRequest($"Unknown variant '{variant}'.", $"Use \"{PerfMode.Naive}\" or \"{PerfMode.Optimized}\".");
+        }
+
+        await admin.SetAsync(new Dictionary<string, string> { [name] = variant! }, KeyId(context), cancellationToken);
+        return TypedResults.NoContent();
+    }
+
+    public static async Task<Results<NoContent, ProblemHttpResult>> SetAllFlags(
+        [FromBody] string? variant, HttpContext context, FlagsAdmin admin, CancellationToken cancellationToken)
+    {
+        if (!PerfMode.IsValid(variant))
+        {
+            return BadRequest($"Unknown variant '{variant}'.", $"Use \"{PerfMode.Naive}\" or \"{PerfMode.Optimized}\".");
+        }
+
+        await admin.SetAsync(Pitfalls.All.ToDictionary(p => p.Flag, _ => variant!), KeyId(context), cancellationToken);
+        return TypedResults.NoContent();
+    }
+
+    private static async ValueTask<object?> RequireAdminKey(EndpointFilterInvocationContext invocation, EndpointFilterDelegate next)
+    {
+        var context = invocation.HttpContext;
+        if (!context.RequestServices.GetRequiredService<AdminKey>().Matches(context.Request.Headers[AdminKey.Header]))
+        {
+            context.Response.Headers.WWWAuthenticate = AdminKey.Header;
+            return TypedResults.Problem(statusCode: StatusCodes.Status401Unauthorized, title: $"A valid {AdminKey.Header} header is required.");
+        }
+
+        return await next(invocation);
+    }
+
+    private static string KeyId(HttpContext context) => AdminKey.IdOf(context.Request.Headers[AdminKey.Header]!);
+
+    private static ProblemHttpResult BadRequest(string title, string detail) =>
+        TypedResults.Problem(statusCode: StatusCodes.Status400BadRequest, title: title, detail: detail);
+}

@@ -1,0 +1,25 @@
+using System.Security.Cryptography;
+using System.Text;
+
+namespace Gateway.Admin;
+
+/// <summary>
+/// The admin key from configuration <c>Admin:Key</c>. Presented keys are compared in constant time, on
+/// their SHA-256 so lengths leak nothing either; logs name a key by a short id of its hash, never the key.
+/// </summary>
+public sealed class AdminKey(IConfiguration configuration)
+{
+    public const string Header = "X-Admin-Key";
+
+    private readonly byte[]? _hash = configuration["Admin:Key"] is { Length: > 0 } key ? Hash(key) : null;
+
+    /// <summary>No key configured: the admin routes are not mapped at all.</summary>
+    public bool IsConfigured => _hash is not null;
+
+    public bool Matches(string? presented) =>
+        _hash is not null && presented is { Length: > 0 } && CryptographicOperations.FixedTimeEquals(_hash, Hash(presented));
+
+    public static string IdOf(string presented) => Convert.ToHexStringLower(Hash(presented))[..8];
+
+    private static byte[] Hash(string key) => SHA256.HashData(Encoding.UTF8.GetBytes(key));
+}

@@ -1,0 +1,69 @@
+using System.Diagnostics.Metrics;
+using System.Net.Http.Json;
+using HttpPerf.ServiceDefaults;
+using HttpPerf.ServiceDefaults.Flags;
+
+namespace Gateway.Admin;
+
+/// <summary>A flag as the admin API shows it: what the file says, and what its service serves right now.</summary>
+public sealed record FlagState(string Flag, string Service, string Variant, string? Serving, string Naive, string Optimized);
+
+/// <summary>
+/// Reads and changes the shared flags file for the admin API, logs every change (which key, old -> new)
+/// and counts it, and asks each service which variant it serves, to show a change land.
+/// </summary>
+public sealed partial class FlagsAdmin(IConfiguration configuration, IHttpClientFactory httpClients, ILogger<FlagsAdmin> logger)
+{
+    private static readonly Counter<long> Changes = PerfTelemetry.Meter.CreateCounter<long>(
+        "httpperf.flag.changes", description: "Pitfall flag changes made through the admin API.");
+
+    public string? FilePath { get; } = configuration[PerfFlagsExtensions.FileKey] is { Length: > 0 } file ? Path.GetFullPath(file) : null;
+
+    public async Task<IReadOnlyList<FlagState>> ListAsync(IReadOnlyDictionary<string, string> gatewayServing, CancellationToken cancellationToken)
+    {
+        var file = await FlagsFile.ReadAsync(FilePath!, cancellationToken);
+        var services = Pitfalls.All.Select(p => p.Service).Where(s => s != "gateway").Distinct();
+        var serving = new Dictionary<string, string>(gatewayServing);
+        foreach (var answer in await Task.WhenAll(services.Select(s => ServingAsync(s, cancellationToken))))
+        {
+            foreach (var (flag, variant) in answer)
+            {
+                serving[flag] = variant;
+            }
+        }
+
+        return Pitfalls.All
+            .Select(p => new FlagState(p.Flag, p.Service, file[p.Flag], serving.GetValueOrDefault(p.Flag), p.Naive, p.Optimized))
+            .ToList();
+    }
+
+    public async Task SetAsync(IReadOnlyDictionary<string, string> changes, string keyId, CancellationToken cancellationToken)
+    {
+        var before = await FlagsFile.ReadAsync(FilePath!, cancellationToken);
+        await FlagsFile.SetAsync(FilePath!, changes, cancellationToken);
+        foreach (var (flag, variant) in changes)
+        {
+            LogChange(logger, flag, before[flag], variant, keyId);
+            Changes.Add(1, new("feature_flag.key", flag), new("feature_flag.result.variant", variant));
+        }
+    }
+
+    /// <summary>A service's <c>/flags</c>, found by service discovery; nothing if it does not answer in 2 s.</summary>
+    private async Task<IReadOnlyDictionary<string, string>> ServingAsync(string service, CancellationToken cancellationToken)
+    {
+        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        timeout.CancelAfter(TimeSpan.FromSeconds(2));
+        try
+        {
+            var client = httpClients.CreateClient(nameof(FlagsAdmin));
+            return await client.GetFromJsonAsync<Dictionary<string, string>>($"http://{service}{Extensions.FlagsPath}", timeout.Token) ?? [];
+        }
+        catch (Exception exception) when (exception is HttpRequestException or OperationCanceledException or Polly.Timeout.TimeoutRejectedException)
+        {
+            return new Dictionary<string, string>();
+        }
+    }
+
+    [LoggerMessage(Level = LogLevel.Information, Message = "Flag {Flag} changed {Old} -> {New} by admin key {KeyId}")]
+    private static partial void LogChange(ILogger logger, string flag, string old, string @new, string keyId);
+}
