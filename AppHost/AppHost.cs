@@ -29,6 +29,12 @@ var gateway = builder.AddProject<Projects.Gateway>("gateway")
     .WithReference(uploads)
     .WaitFor(frontend).WaitFor(uploads);
 
+// Dashboard buttons on each resource: switch its pitfall flags, or all of them from the Gateway.
+catalog.WithFlagCommands(gateway, adminKey);
+frontend.WithFlagCommands(gateway, adminKey);
+uploads.WithFlagCommands(gateway, adminKey);
+gateway.WithFlagCommands(gateway, adminKey).WithAllFlagsCommands(adminKey);
+
 // Drives traffic through the Gateway; start it from the dashboard when you are ready to watch.
 builder.AddProject<Projects.LoadGen>("loadgen")
     .WithArgs("run", "--requests", "200", "--concurrency", "4", "--mode", "both")

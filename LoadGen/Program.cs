@@ -6,6 +6,7 @@ var root = new RootCommand("Drives traffic through the Gateway and reports laten
     RunCommand.Create(),
     MeasureCommand.Create(),
     MeasureUploadCommand.Create(),
+    MeasureGatewayCommand.Create(),
 };
 
 return await root.Parse(args).InvokeAsync();

@@ -8,6 +8,9 @@ namespace LoadGen.Load;
 /// </summary>
 public static class LoadRunner
 {
+    /// <summary>A "mode" that sends no <c>X-Perf-Mode</c> header: the flags file decides.</summary>
+    public const string FlagsFile = "flags file";
+
     public static async Task<IReadOnlyList<ModeStats>> RunAsync(
         HttpClient client, string path, IReadOnlyList<string> modes, int requests, int concurrency, CancellationToken cancellationToken, int readBufferSize = 64 * 1024)
     {
@@ -26,7 +29,11 @@ public static class LoadRunner
                 try
                 {
                     using var request = new HttpRequestMessage(HttpMethod.Get, path);
-                    request.Headers.Add("X-Perf-Mode", mode.Mode);
+                    if (mode.Mode != FlagsFile)
+                    {
+                        request.Headers.Add("X-Perf-Mode", mode.Mode);
+                    }
+
                     using var response = await client.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cancellationToken);
                     await using var body = await response.Content.ReadAsStreamAsync(cancellationToken);
                     int read;

@@ -33,6 +33,18 @@ public sealed class ModeStats(string mode)
         }
     }
 
+    /// <summary>Folds another run of the same mode into this one.</summary>
+    public void Add(ModeStats other)
+    {
+        lock (_latency)
+        {
+            _latency.Add(other._latency);
+        }
+
+        Interlocked.Add(ref _errors, other.Errors);
+        Interlocked.Add(ref _bytes, other.Bytes);
+    }
+
     public double PercentileMs(double percentile)
     {
         lock (_latency)

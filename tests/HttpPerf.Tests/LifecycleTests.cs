@@ -22,6 +22,12 @@ public sealed class LifecycleTests
             }
         }
 
+        // No admin key configured: the admin routes do not exist.
+        using (var gatewayClient = new HttpClient { BaseAddress = system.Gateway.BaseAddress })
+        {
+            Assert.Equal(404, (await Http.GetAsync(gatewayClient, "/admin/flags")).Status);
+        }
+
         Assert.Equal(0, await system.Catalog.StopAsync(TimeSpan.FromSeconds(15)));
 
         // Frontend cannot reach the Catalog: a 502 problem in both modes, never a 500 or a hang.

@@ -72,5 +72,12 @@ public sealed class OtlpReceiver : IAsyncDisposable
         return false;
     }
 
+    /// <summary>Whether any payload received so far, of any signal, contains <paramref name="text"/>.</summary>
+    public bool AnyContains(string text)
+    {
+        var needle = Encoding.UTF8.GetBytes(text);
+        return _payloads.Any(p => p.Payload.AsSpan().IndexOf(needle) >= 0);
+    }
+
     public async ValueTask DisposeAsync() => await _app.DisposeAsync();
 }

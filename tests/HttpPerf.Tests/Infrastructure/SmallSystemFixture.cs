@@ -13,6 +13,8 @@ public sealed class SmallSystemFixture : IAsyncLifetime
     public const int MaxFileBytes = 4 * 1024 * 1024;
     public const int MaxFilesPerRequest = 3;
 
+    public string AdminKey { get; } = $"test-admin-key-{Guid.NewGuid():N}";
+
     public LocalSystem System { get; private set; } = null!;
 
     public OtlpReceiver Telemetry { get; private set; } = null!;
@@ -25,6 +27,7 @@ public sealed class SmallSystemFixture : IAsyncLifetime
         System = await LocalSystem.StartAsync(new LocalSystemOptions
         {
             ProductCount = ProductCount,
+            AdminKey = AdminKey,
             Environment = new Dictionary<string, string>(Telemetry.ExporterEnvironment)
             {
                 ["Uploads__MaxFileBytes"] = MaxFileBytes.ToString(CultureInfo.InvariantCulture),

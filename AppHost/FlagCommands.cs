@@ -1,0 +1,76 @@
+using System.Net.Http.Json;
+using HttpPerf.ServiceDefaults.Flags;
+
+/// <summary>
+/// Dashboard buttons that switch pitfall flags. They go through the Gateway's admin API (with the admin
+/// key parameter), so there is one writer of the flags file, and every change is logged and counted
+/// the same way whichever way it was made.
+/// </summary>
+internal static class FlagCommands
+{
+    private static readonly string[] Variants = ["naive", "optimized"];
+
+    /// <summary>One command per flag of <paramref name="service"/> and variant: "Catalog.Serialization: naive".</summary>
+    public static IResourceBuilder<ProjectResource> WithFlagCommands(
+        this IResourceBuilder<ProjectResource> service, IResourceBuilder<ProjectResource> gateway, IResourceBuilder<ParameterResource> adminKey)
+    {
+        foreach (var pitfall in Pitfalls.All.Where(p => p.Service == service.Resource.Name))
+        {
+            foreach (var variant in Variants)
+            {
+                service.WithCommand(
+                    name: $"{pitfall.Flag}-{variant}",
+                    displayName: $"{pitfall.Flag}: {variant}",
+                    executeCommand: context => SetAsync(gateway, adminKey, $"/admin/flags/{pitfall.Flag}", variant, context.CancellationToken),
+                    commandOptions: Options(variant == "naive" ? pitfall.Naive : pitfall.Optimized, variant));
+            }
+        }
+
+        return service;
+    }
+
+    /// <summary>Two commands that set every flag of the system at once.</summary>
+    public static IResourceBuilder<ProjectResource> WithAllFlagsCommands(
+        this IResourceBuilder<ProjectResource> gateway, IResourceBuilder<ParameterResource> adminKey)
+    {
+        foreach (var variant in Variants)
+        {
+            gateway.WithCommand(
+                name: $"all-flags-{variant}",
+                displayName: $"Every flag: {variant}",
+                executeCommand: context => SetAsync(gateway, adminKey, "/admin/flags", variant, context.CancellationToken),
+                commandOptions: Options($"Sets every pitfall flag of every service to {variant}.", variant));
+        }
+
+        return gateway;
+    }
+
+    private static CommandOptions Options(string description, string variant) => new()
+    {
+        Description = description,
+        IconName = variant == "naive" ? "Warning" : "Rocket",
+        // Enabled while the resource runs; the Gateway must be up to take the change.
+        UpdateState = context => context.ResourceSnapshot.State?.Text == KnownResourceStates.Running
+            ? ResourceCommandState.Enabled
+            : ResourceCommandState.Disabled,
+    };
+
+    private static async Task<ExecuteCommandResult> SetAsync(
+        IResourceBuilder<ProjectResource> gateway, IResourceBuilder<ParameterResource> adminKey, string path, string variant, CancellationToken cancellationToken)
+    {
+        try
+        {
+            using var client = new HttpClient { BaseAddress = new Uri(gateway.GetEndpoint("http").Url) };
+            using var request = new HttpRequestMessage(HttpMethod.Put, path) { Content = JsonContent.Create(variant) };
+            request.Headers.Add("X-Admin-Key", await adminKey.Resource.GetValueAsync(cancellationToken));
+            using var response = await client.SendAsync(request, cancellationToken);
+            return response.IsSuccessStatusCode
+                ? CommandResults.Success()
+                : CommandResults.Failure($"The Gateway answered {(int)response.StatusCode} {response.ReasonPhrase}.");
+        }
+        catch (HttpRequestException exception)
+        {
+            return CommandResults.Failure($"The Gateway is not reachable: {exception.Message}");
+        }
+    }
+}

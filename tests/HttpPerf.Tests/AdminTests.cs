@@ -1,0 +1,159 @@
+using System.Net;
+using System.Net.Http.Json;
+using System.Text;
+using HttpPerf.ServiceDefaults.Flags;
+using HttpPerf.Tests.Infrastructure;
+
+namespace HttpPerf.Tests;
+
+/// <summary>The Gateway's /admin/flags API: key, validation, live effect, and what it leaves in telemetry.</summary>
+[Collection(SmallSystemCollection.Name)]
+public sealed class AdminTests(SmallSystemFixture fixture) : IAsyncLifetime
+{
+    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
+
+    public ValueTask InitializeAsync()
+    {
+        File.Delete(fixture.System.FlagsFile);
+        return ValueTask.CompletedTask;
+    }
+
+    public ValueTask DisposeAsync()
+    {
+        File.Delete(fixture.System.FlagsFile);
+        return ValueTask.CompletedTask;
+    }
+
+    [Theory]
+    [InlineData(null)]
+    [InlineData("wrong-key")]
+    [InlineData("")]
+    public async Task Without_the_right_key_every_admin_route_is_a_401_and_nothing_is_written(string? key)
+    {
+        foreach (var request in new[]
+        {
+            Admin(HttpMethod.Get, "/admin/flags", key),
+            Admin(HttpMethod.Put, $"/admin/flags/{Pitfalls.CatalogSerialization}", key, "naive"),
+            Admin(HttpMethod.Put, "/admin/flags", key, "naive"),
+        })
+        {
+            using var response = await fixture.Gateway.SendAsync(request, Cancel);
+            Assert.Equal(HttpStatusCode.Unauthorized, response.StatusCode);
+            Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
+            Assert.Equal("X-Admin-Key", response.Headers.WwwAuthenticate.ToString());
+        }
+
+        Assert.False(File.Exists(fixture.System.FlagsFile));
+    }
+
+    [Theory]
+    [InlineData("Catalog.Nonexistent", "\"naive\"")]
+    [InlineData("Catalog.Serialization", "\"turbo\"")]
+    [InlineData("Catalog.Serialization", "naive")]
+    [InlineData("Catalog.Serialization", "")]
+    public async Task An_unknown_flag_or_variant_is_a_400_problem_and_nothing_is_written(string flag, string body)
+    {
+        using var request = Admin(HttpMethod.Put, $"/admin/flags/{flag}", fixture.AdminKey);
+        request.Content = new StringContent(body, Encoding.UTF8, "application/json");
+
+        using var response = await fixture.Gateway.SendAsync(request, Cancel);
+
+        Assert.Equal(HttpStatusCode.BadRequest, response.StatusCode);
+        Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
+        Assert.False(File.Exists(fixture.System.FlagsFile));
+    }
+
+    [Fact]
+    public async Task The_list_names_every_flag_and_what_each_service_serves()
+    {
+        // Every service answers for every flag it owns (after any earlier test's file is gone): the
+        // catalog of pitfalls and the services agree on the names.
+        var flags = await WaitUntilAsync(flags => flags.All(f => f.Serving == "optimized"));
+
+        Assert.Equal(Pitfalls.All.Select(p => p.Flag), flags.Select(f => f.Flag));
+        Assert.All(flags, f => Assert.Equal("optimized", f.Variant));
+        Assert.Equal(["gateway", "frontend", "catalog", "uploads", "uploads"], flags.Select(f => f.Service));
+    }
+
+    [Fact]
+    public async Task Setting_a_flag_switches_the_running_service_and_setting_all_switches_every_one()
+    {
+        using (var response = await fixture.Gateway.SendAsync(Admin(HttpMethod.Put, $"/admin/flags/{Pitfalls.CatalogSerialization}", fixture.AdminKey, "naive"), Cancel))
+        {
+            Assert.Equal(HttpStatusCode.NoContent, response.StatusCode);
+        }
+
+        await WaitUntilAsync(flags => flags.Single(f => f.Flag == Pitfalls.CatalogSerialization).Serving == "naive");
+        var next = await Http.GetAsync(fixture.Gateway, "/api/products");
+        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Catalog.Serialization=naive", next.Variants);
+
+        using (var response = await fixture.Gateway.SendAsync(Admin(HttpMethod.Put, "/admin/flags", fixture.AdminKey, "naive"), Cancel))
+        {
+            Assert.Equal(HttpStatusCode.NoContent, response.StatusCode);
+        }
+
+        var all = await WaitUntilAsync(flags => flags.All(f => f.Serving == "naive"));
+        Assert.All(all, f => Assert.Equal("naive", f.Variant));
+        Assert.Equal("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Catalog.Serialization=naive",
+            (await Http.GetAsync(fixture.Gateway, "/api/products")).Variants);
+    }
+
+    [Fact]
+    public async Task A_change_is_logged_by_key_id_and_counted_and_the_key_is_never_exported()
+    {
+        using (var response = await fixture.Gateway.SendAsync(Admin(HttpMethod.Put, $"/admin/flags/{Pitfalls.UploadsReader}", fixture.AdminKey, "naive"), Cancel))
+        {
+            Assert.Equal(HttpStatusCode.NoContent, response.StatusCode);
+        }
+
+        var keyId = Convert.ToHexStringLower(System.Security.Cryptography.SHA256.HashData(Encoding.UTF8.GetBytes(fixture.AdminKey)))[..8];
+        Assert.True(await fixture.Telemetry.WaitForAsync("logs", TimeSpan.FromSeconds(10), "Uploads.Reader", "optimized", "naive", keyId));
+        Assert.True(await fixture.Telemetry.WaitForAsync("metrics", TimeSpan.FromSeconds(10), "httpperf.flag.changes", "feature_flag.key"));
+        Assert.False(fixture.Telemetry.AnyContains(fixture.AdminKey), "the admin key was exported in telemetry");
+    }
+
+    private async Task<List<FlagState>> WaitUntilAsync(Func<List<FlagState>, bool> condition)
+    {
+        var deadline = DateTime.UtcNow.AddSeconds(10);
+        List<FlagState> flags;
+        do
+        {
+            flags = await ListAsync();
+            if (condition(flags))
+            {
+                return flags;
+            }
+
+            await Task.Delay(100, Cancel);
+        }
+        while (DateTime.UtcNow < deadline);
+
+        Assert.Fail($"Flags never reached the expected state: {string.Join(", ", flags.Select(f => $"{f.Flag}={f.Variant}/{f.Serving}"))}");
+        return flags;
+    }
+
+    private async Task<List<FlagState>> ListAsync()
+    {
+        using var response = await fixture.Gateway.SendAsync(Admin(HttpMethod.Get, "/admin/flags", fixture.AdminKey), Cancel);
+        Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        return (await response.Content.ReadFromJsonAsync<List<FlagState>>(Cancel))!;
+    }
+
+    private static HttpRequestMessage Admin(HttpMethod method, string path, string? key, string? variant = null)
+    {
+        var request = new HttpRequestMessage(method, path);
+        if (key is not null)
+        {
+            request.Headers.Add("X-Admin-Key", key);
+        }
+
+        if (variant is not null)
+        {
+            request.Content = JsonContent.Create(variant);
+        }
+
+        return request;
+    }
+
+    public sealed record FlagState(string Flag, string Service, string Variant, string? Serving, string Naive, string Optimized);
+}
