@@ -8,7 +8,7 @@ namespace Frontend.Api.CatalogClient;
 /// first loads the whole body into a MemoryStream (what HttpClient's default ResponseContentRead does),
 /// then decodes it into a UTF-16 string twice its size, then builds the full list, then the full list
 /// of view models. Nothing is sent until all of that exists, and all of it is large-object-heap garbage.
-/// Measured end to end at 25 MB (README): p50 925 ms, Frontend.Api peak working set 1043 MB.
+/// Measured end to end at 25 MB, every hop naive (README): p50 1037 ms, Frontend.Api peak working set 1203 MB.
 /// </summary>
 public sealed class BufferedProductListWriter(ICatalogApi catalog) : IProductListWriter
 {

@@ -8,7 +8,8 @@ namespace Gateway.Buffering;
 /// then swap the response body for a MemoryStream, let the proxy fill it, log, and copy it out. Every
 /// body now sits in the Gateway whole (requests past 30 KB in a temp file, responses in memory), the
 /// client waits for the last byte before it gets the first, and a 25 MB response costs the Gateway
-/// 25 MB or more per request in flight.
+/// 25 MB or more per request in flight. Measured (README, `LoadGen measure-gateway`): 794 MB peak
+/// working set under 8 concurrent 30 MB responses.
 /// </summary>
 public sealed partial class BufferingExchangeLogger(ILogger<BufferingExchangeLogger> logger) : IExchangeLogger
 {

@@ -2,6 +2,7 @@ using System.CommandLine;
 using System.Diagnostics;
 using System.Globalization;
 using System.Net.Http.Json;
+using HttpPerf.ServiceDefaults.Flags;
 using LoadGen.Load;
 using LoadGen.LocalSystem;
 
@@ -11,7 +12,8 @@ namespace LoadGen.Commands;
 /// <c>measure-upload</c>: starts the system locally, then uploads one file of the given size through the
 /// Gateway, request after request, in three phases: the raw sink (reads and discards: the limit), the
 /// optimized reader, the naive reader, sampling Uploads.Api's working set in each. Then downloads the
-/// stored file in both download modes, reading the body with a 4 KB and a 64 KB buffer.
+/// stored file in both download modes, reading the body with a 4 KB and a 64 KB buffer. Only the
+/// Uploads flags are switched (through the flags file), so the Gateway streams in every phase.
 /// </summary>
 public static class MeasureUploadCommand
 {
@@ -38,12 +40,13 @@ public static class MeasureUploadCommand
             var medians = new Dictionary<string, double>();
             foreach (var (phase, path, mode) in new[] { ("raw sink", "/api/uploads/sink", "optimized"), ("optimized", "/api/uploads", "optimized"), ("naive", "/api/uploads", "naive") })
             {
-                await UploadAsync(client, path, mode, 1024 * 1024, cancellationToken);
+                await SetUploadFlagsAsync(system, mode, cancellationToken);
+                await UploadAsync(client, path, 1024 * 1024, cancellationToken);
                 var sampler = new WorkingSetSampler([system.Uploads, system.Gateway]);
                 var seconds = new List<double>();
                 for (var i = 0; i < count; i++)
                 {
-                    var (elapsed, id) = await UploadAsync(client, path, mode, size, cancellationToken);
+                    var (elapsed, id) = await UploadAsync(client, path, size, cancellationToken);
                     seconds.Add(elapsed.TotalSeconds);
                     storedId = id ?? storedId;
                 }
@@ -63,10 +66,11 @@ public static class MeasureUploadCommand
             Console.WriteLine("|---|---:|---:|---:|");
             foreach (var mode in new[] { "optimized", "naive" })
             {
+                await SetUploadFlagsAsync(system, mode, cancellationToken);
                 foreach (var buffer in ReadBuffers)
                 {
                     var sampler = new WorkingSetSampler([system.Uploads]);
-                    var stats = await LoadRunner.RunAsync(client, $"/api/uploads/{storedId}", [mode], count, 1, cancellationToken, buffer);
+                    var stats = await LoadRunner.RunAsync(client, $"/api/uploads/{storedId}", [LoadRunner.FlagsFile], count, 1, cancellationToken, buffer);
                     var peaks = await sampler.StopAsync();
                     Console.WriteLine(Invariant($"| {mode} | {buffer / 1024} KB | {size / 1048576.0 / (stats[0].PercentileMs(50) / 1000):F0} | {peaks["Uploads.Api"] / 1048576.0:F0} |"));
                 }
@@ -77,10 +81,15 @@ public static class MeasureUploadCommand
         return command;
     }
 
-    private static async Task<(TimeSpan Elapsed, string? Id)> UploadAsync(HttpClient client, string path, string mode, long size, CancellationToken cancellationToken)
+    private static async Task SetUploadFlagsAsync(LocalSystem.LocalSystem system, string mode, CancellationToken cancellationToken)
+    {
+        await FlagsFile.WriteAsync(system.FlagsFile, new Dictionary<string, string> { [Pitfalls.UploadsReader] = mode, [Pitfalls.UploadsDownload] = mode }, cancellationToken);
+        await Task.Delay(TimeSpan.FromSeconds(2), cancellationToken);
+    }
+
+    private static async Task<(TimeSpan Elapsed, string? Id)> UploadAsync(HttpClient client, string path, long size, CancellationToken cancellationToken)
     {
         using var request = new HttpRequestMessage(HttpMethod.Post, path) { Content = SyntheticFileContent.Create(size) };
-        request.Headers.Add("X-Perf-Mode", mode);
         var started = Stopwatch.GetTimestamp();
         using var response = await client.SendAsync(request, cancellationToken);
         response.EnsureSuccessStatusCode();
