@@ -16,14 +16,30 @@ public static class RunCommand
         var requests = new Option<int>("--requests") { Description = "Requests in total.", DefaultValueFactory = _ => 40 };
         var concurrency = new Option<int>("--concurrency") { Description = "Requests in flight.", DefaultValueFactory = _ => 4 };
         var modes = new Option<string[]>("--mode") { Description = "naive, optimized, or both (interleaved).", DefaultValueFactory = _ => ["naive", "optimized"], AllowMultipleArgumentsPerToken = true };
+        var rate = new Option<double?>("--rate") { Description = "Open model: arrivals per second (latency from each intended start). Without it: a closed loop of --requests." };
+        var duration = new Option<TimeSpan>("--duration") { Description = "Open model: how long to send (at most 10 minutes).", DefaultValueFactory = _ => TimeSpan.FromSeconds(30) };
 
-        var command = new Command("run", "Send a bounded burst of requests and print latency by mode.") { url, path, requests, concurrency, modes };
+        var command = new Command("run", "Send a bounded load and print latency by mode.") { url, path, requests, concurrency, modes, rate, duration };
         command.SetAction(async (parse, cancellationToken) =>
         {
             var target = parse.GetValue(url) ?? DefaultGateway();
+            var route = parse.GetValue(path)!;
+            var chosen = Modes(parse.GetValue(modes)!);
             using var client = new HttpClient { BaseAddress = target, Timeout = TimeSpan.FromMinutes(5) };
-            var stats = await LoadRunner.RunAsync(client, parse.GetValue(path)!, Modes(parse.GetValue(modes)!), parse.GetValue(requests), parse.GetValue(concurrency), cancellationToken);
-            Report.PrintLatency(target, parse.GetValue(path)!, stats);
+            IReadOnlyList<ModeStats> stats;
+            if (parse.GetValue(rate) is { } perSecond)
+            {
+                var runner = new OpenModelRunner(client, i => Request(route, chosen[i % chosen.Length]), parse.GetValue(concurrency));
+                runner.Rate.PerSecond = perSecond;
+                var limit = TimeSpan.FromTicks(Math.Min(parse.GetValue(duration).Ticks, TimeSpan.FromMinutes(10).Ticks));
+                stats = (await runner.RunAsync(limit, cancellationToken)).Values.ToList();
+            }
+            else
+            {
+                stats = await LoadRunner.RunAsync(client, route, chosen, parse.GetValue(requests), parse.GetValue(concurrency), cancellationToken);
+            }
+
+            Report.PrintLatency(target, route, stats);
             return stats.Any(s => s.Errors > 0) ? 1 : 0;
         });
         return command;
@@ -31,6 +47,13 @@ public static class RunCommand
 
     internal static string[] Modes(string[] given) =>
         given.SelectMany(m => m == "both" ? ["naive", "optimized"] : new[] { m }).Distinct().ToArray();
+
+    private static (string Mode, HttpRequestMessage Request) Request(string path, string mode)
+    {
+        var request = new HttpRequestMessage(HttpMethod.Get, path);
+        request.Headers.Add("X-Perf-Mode", mode);
+        return (mode, request);
+    }
 
     private static Uri DefaultGateway() =>
         new(Environment.GetEnvironmentVariable("services__gateway__http__0") ?? "http://127.0.0.1:5100");

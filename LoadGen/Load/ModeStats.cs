@@ -20,7 +20,7 @@ public sealed class ModeStats(string mode)
 
     public void Record(long startTimestamp, long bytes, bool ok)
     {
-        var elapsed = Stopwatch.GetTimestamp() - startTimestamp;
+        var elapsed = Math.Max(1, Stopwatch.GetTimestamp() - startTimestamp);
         lock (_latency)
         {
             _latency.RecordValue(elapsed);

@@ -1,0 +1,98 @@
+using System.Diagnostics;
+
+namespace LoadGen.Load;
+
+/// <summary>
+/// Open-model load: requests are started at a target arrival rate whatever the responses do, with at
+/// most <c>maxInFlight</c> outstanding. Latency is measured from each request's intended start, not from
+/// when a slot freed up, so a stalled server shows in the percentiles instead of slowing the load down
+/// (coordinated omission corrected). The rate can be changed while it runs through <see cref="Rate"/>.
+/// </summary>
+public sealed class OpenModelRunner(HttpClient client, Func<long, (string Mode, HttpRequestMessage Request)> nextRequest, int maxInFlight)
+{
+    private readonly SemaphoreSlim _slots = new(maxInFlight, maxInFlight);
+    private long _inFlight;
+
+    /// <summary>Target arrivals per second; read before each arrival, so a change applies at once.</summary>
+    public RateControl Rate { get; } = new();
+
+    public long InFlight => Interlocked.Read(ref _inFlight);
+
+    public async Task<IReadOnlyDictionary<string, ModeStats>> RunAsync(TimeSpan duration, CancellationToken cancellationToken)
+    {
+        var stats = new Dictionary<string, ModeStats>();
+        var running = new List<Task>();
+        var clock = Stopwatch.StartNew();
+        var intended = TimeSpan.Zero;
+        for (long i = 0; intended < duration && !cancellationToken.IsCancellationRequested; i++)
+        {
+            var wait = intended - clock.Elapsed;
+            if (wait > TimeSpan.Zero)
+            {
+                await Task.Delay(wait, cancellationToken);
+            }
+
+            var (mode, request) = nextRequest(i);
+            if (!stats.TryGetValue(mode, out var modeStats))
+            {
+                stats[mode] = modeStats = new ModeStats(mode);
+            }
+
+            // The clock started for this request at its intended time, even if it must wait for a slot
+            // (never in the future: a timer may wake a little early).
+            var now = Stopwatch.GetTimestamp();
+            var intendedTimestamp = Math.Min(now, now - (long)((clock.Elapsed - intended).TotalSeconds * Stopwatch.Frequency));
+            running.Add(SendAsync(request, modeStats, intendedTimestamp, cancellationToken));
+            intended += TimeSpan.FromSeconds(1 / Math.Max(Rate.PerSecond, 0.001));
+        }
+
+        await Task.WhenAll(running);
+        return stats;
+    }
+
+    private async Task SendAsync(HttpRequestMessage request, ModeStats stats, long intendedTimestamp, CancellationToken cancellationToken)
+    {
+        await _slots.WaitAsync(cancellationToken);
+        Interlocked.Increment(ref _inFlight);
+        long bytes = 0;
+        var ok = false;
+        try
+        {
+            using (request)
+            using (var response = await client.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cancellationToken))
+            {
+                await using var body = await response.Content.ReadAsStreamAsync(cancellationToken);
+                var buffer = new byte[64 * 1024];
+                int read;
+                while ((read = await body.ReadAsync(buffer, cancellationToken)) > 0)
+                {
+                    bytes += read;
+                }
+
+                ok = response.IsSuccessStatusCode;
+            }
+        }
+        catch (Exception exception) when (exception is HttpRequestException or IOException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
+        {
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _inFlight);
+            _slots.Release();
+        }
+
+        stats.Record(intendedTimestamp, bytes, ok);
+    }
+}
+
+/// <summary>The target arrival rate, changeable from another thread (a dashboard command, an HTTP call).</summary>
+public sealed class RateControl
+{
+    private double _perSecond = 1;
+
+    public double PerSecond
+    {
+        get => Volatile.Read(ref _perSecond);
+        set => Volatile.Write(ref _perSecond, value > 0 ? value : throw new ArgumentOutOfRangeException(nameof(value), "The rate must be positive."));
+    }
+}

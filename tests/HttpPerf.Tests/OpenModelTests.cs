@@ -1,0 +1,108 @@
+using LoadGen.Load;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Http.Features;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+
+namespace HttpPerf.Tests;
+
+/// <summary>
+/// LoadGen's open model against a tiny Kestrel server whose delays the test controls. Bounds are loose:
+/// these check that latency is measured the right way, not how fast anything is.
+/// </summary>
+public sealed class OpenModelTests : IAsyncLifetime
+{
+    private WebApplication _server = null!;
+    private HttpClient _client = null!;
+    private volatile TaskCompletionSource _gate = Opened();
+
+    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
+
+    public async ValueTask InitializeAsync()
+    {
+        var builder = WebApplication.CreateSlimBuilder();
+        builder.WebHost.UseUrls("http://127.0.0.1:0");
+        builder.Logging.ClearProviders();
+        _server = builder.Build();
+        _server.MapGet("/delay/{ms:int}", async (int ms) => { await Task.Delay(ms); return Results.Ok(); });
+        _server.MapGet("/gated", async () => { await _gate.Task; return Results.Ok(); });
+        await _server.StartAsync();
+        var address = _server.Services.GetRequiredService<IServer>().Features.GetRequiredFeature<IServerAddressesFeature>().Addresses.First();
+        _client = new HttpClient { BaseAddress = new Uri(address) };
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        _client.Dispose();
+        await _server.DisposeAsync();
+    }
+
+    [Fact]
+    public async Task A_known_delay_shows_in_the_median()
+    {
+        var runner = new OpenModelRunner(_client, _ => ("optimized", new HttpRequestMessage(HttpMethod.Get, "/delay/100")), maxInFlight: 50);
+        runner.Rate.PerSecond = 20;
+
+        var stats = (await runner.RunAsync(TimeSpan.FromSeconds(2), Cancel))["optimized"];
+
+        Assert.InRange(stats.Count, 35, 45);
+        Assert.Equal(0, stats.Errors);
+        Assert.InRange(stats.PercentileMs(50), 100, 400);
+    }
+
+    [Fact]
+    public async Task A_stalled_server_raises_the_measured_latency_where_a_closed_loop_hides_it()
+    {
+        // Open model: the server stalls for one second in the middle of a two-second run.
+        var runner = new OpenModelRunner(_client, _ => ("optimized", new HttpRequestMessage(HttpMethod.Get, "/gated")), maxInFlight: 2);
+        runner.Rate.PerSecond = 20;
+        var open = runner.RunAsync(TimeSpan.FromSeconds(2), Cancel);
+        await StallAsync(after: TimeSpan.FromMilliseconds(500), forHowLong: TimeSpan.FromSeconds(1));
+        var openStats = (await open)["optimized"];
+
+        // Closed loop, same stall: only the requests in flight when it starts see it.
+        var closed = LoadRunner.RunAsync(_client, "/gated", ["optimized"], requests: 40, concurrency: 2, Cancel);
+        await StallAsync(after: TimeSpan.FromMilliseconds(100), forHowLong: TimeSpan.FromSeconds(1));
+        var closedStats = (await closed)[0];
+
+        Assert.Equal(0, openStats.Errors);
+        Assert.InRange(openStats.PercentileMs(75), 300, 3_000);
+        Assert.True(closedStats.PercentileMs(75) < 100, $"closed loop p75 {closedStats.PercentileMs(75)} ms");
+    }
+
+    [Fact]
+    public async Task The_rate_can_change_while_it_runs()
+    {
+        var runner = new OpenModelRunner(_client, _ => ("optimized", new HttpRequestMessage(HttpMethod.Get, "/delay/1")), maxInFlight: 50);
+        runner.Rate.PerSecond = 10;
+        var run = runner.RunAsync(TimeSpan.FromSeconds(3), Cancel);
+
+        await Task.Delay(TimeSpan.FromSeconds(1), Cancel);
+        runner.Rate.PerSecond = 40;
+        var stats = (await run)["optimized"];
+
+        // About 10 in the first second, then 40 a second for two: 90, not 30.
+        Assert.InRange(stats.Count, 70, 110);
+    }
+
+    private async Task StallAsync(TimeSpan after, TimeSpan forHowLong)
+    {
+        await Task.Delay(after, Cancel);
+        var gate = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        _gate = gate;
+        await Task.Delay(forHowLong, Cancel);
+        _gate = Opened();
+        gate.SetResult();
+    }
+
+    private static TaskCompletionSource Opened()
+    {
+        var opened = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        opened.SetResult();
+        return opened;
+    }
+}
