@@ -59,16 +59,7 @@ public class CatalogSerializationBenchmarks
         using var request = new HttpRequestMessage(HttpMethod.Get, new Uri(catalog.BaseAddress, "/catalog/products"));
         request.Headers.Add("X-Perf-Mode", mode);
         using var response = await _client.SendAsync(request, HttpCompletionOption.ResponseHeadersRead);
-        response.EnsureSuccessStatusCode();
-        await using var body = await response.Content.ReadAsStreamAsync();
-        long total = 0;
-        int read;
-        while ((read = await body.ReadAsync(_sink)) > 0)
-        {
-            total += read;
-        }
-
-        return total;
+        return await Body.DrainAsync(response, _sink);
     }
 
     private Task<KestrelHost> StartCatalogAsync(bool suppressBuffering) => KestrelHost.StartAsync(

@@ -11,28 +11,12 @@ namespace Benchmarks;
 /// GetAsync returns; ResponseHeadersRead hands over the socket stream. Published: 75-93% fewer allocations.
 /// </summary>
 [MemoryDiagnoser]
-public class CompletionOptionBenchmarks
+public class CompletionOptionBenchmarks : StaticJsonBenchmark
 {
-    private KestrelHost _server = null!;
-    private HttpClient _client = null!;
     private readonly byte[] _sink = new byte[64 * 1024];
 
     [Params(1_000, 86_000)]
-    public int Size { get; set; }
-
-    [GlobalSetup]
-    public async Task SetupAsync()
-    {
-        _server = await StaticJsonServer.StartAsync(SampleProducts.Json(Size));
-        _client = new HttpClient { BaseAddress = _server.BaseAddress };
-    }
-
-    [GlobalCleanup]
-    public async Task CleanupAsync()
-    {
-        _client.Dispose();
-        await _server.DisposeAsync();
-    }
+    public override int Size { get; set; }
 
     [Benchmark(Baseline = true)]
     public Task<long> ContentRead_ReadBody() => ReadBodyAsync(HttpCompletionOption.ResponseContentRead);
@@ -48,21 +32,13 @@ public class CompletionOptionBenchmarks
 
     private async Task<long> ReadBodyAsync(HttpCompletionOption completion)
     {
-        using var response = await _client.GetAsync(StaticJsonServer.Path, completion);
-        await using var stream = await response.Content.ReadAsStreamAsync();
-        long total = 0;
-        int read;
-        while ((read = await stream.ReadAsync(_sink)) > 0)
-        {
-            total += read;
-        }
-
-        return total;
+        using var response = await Client.GetAsync(StaticJsonServer.Path, completion);
+        return await Body.DrainAsync(response, _sink);
     }
 
     private async Task<int> DeserializeAsync(HttpCompletionOption completion)
     {
-        using var response = await _client.GetAsync(StaticJsonServer.Path, completion);
+        using var response = await Client.GetAsync(StaticJsonServer.Path, completion);
         return (await response.Content.ReadFromJsonAsync<List<Product>>(JsonSerializerOptions.Web))!.Count;
     }
 }

@@ -14,34 +14,17 @@ namespace Benchmarks;
 /// Size 86,000 is the project's 25 MB catalog.
 /// </summary>
 [MemoryDiagnoser]
-public class JsonGetBenchmarks
+public class JsonGetBenchmarks : StaticJsonBenchmark
 {
     private static readonly JsonSerializerOptions Web = JsonSerializerOptions.Web;
     private static readonly Newtonsoft.Json.JsonSerializer NewtonsoftSerializer = Newtonsoft.Json.JsonSerializer.CreateDefault();
-    private KestrelHost _server = null!;
-    private HttpClient _client = null!;
-
     [Params(10, 100, 1_000, 10_000, 86_000)]
-    public int Size { get; set; }
-
-    [GlobalSetup]
-    public async Task SetupAsync()
-    {
-        _server = await StaticJsonServer.StartAsync(SampleProducts.Json(Size));
-        _client = new HttpClient { BaseAddress = _server.BaseAddress };
-    }
-
-    [GlobalCleanup]
-    public async Task CleanupAsync()
-    {
-        _client.Dispose();
-        await _server.DisposeAsync();
-    }
+    public override int Size { get; set; }
 
     [Benchmark(Baseline = true)]
     public async Task<int> GetAsync_ReadAsStringAsync()
     {
-        using var response = await _client.GetAsync(StaticJsonServer.Path);
+        using var response = await Client.GetAsync(StaticJsonServer.Path);
         var json = await response.Content.ReadAsStringAsync();
         return JsonSerializer.Deserialize<List<Product>>(json, Web)!.Count;
     }
@@ -49,7 +32,7 @@ public class JsonGetBenchmarks
     [Benchmark]
     public async Task<int> GetAsync_ReadAsStreamAsync()
     {
-        using var response = await _client.GetAsync(StaticJsonServer.Path);
+        using var response = await Client.GetAsync(StaticJsonServer.Path);
         await using var stream = await response.Content.ReadAsStreamAsync();
         return (await JsonSerializer.DeserializeAsync<List<Product>>(stream, Web))!.Count;
     }
@@ -57,14 +40,14 @@ public class JsonGetBenchmarks
     [Benchmark]
     public async Task<int> GetAsync_ReadFromJsonAsync()
     {
-        using var response = await _client.GetAsync(StaticJsonServer.Path);
+        using var response = await Client.GetAsync(StaticJsonServer.Path);
         return (await response.Content.ReadFromJsonAsync<List<Product>>(Web))!.Count;
     }
 
     [Benchmark]
     public async Task<int> GetAsync_ReadAsStringAsync_HeadersRead()
     {
-        using var response = await _client.GetAsync(StaticJsonServer.Path, HttpCompletionOption.ResponseHeadersRead);
+        using var response = await Client.GetAsync(StaticJsonServer.Path, HttpCompletionOption.ResponseHeadersRead);
         var json = await response.Content.ReadAsStringAsync();
         return JsonSerializer.Deserialize<List<Product>>(json, Web)!.Count;
     }
@@ -72,7 +55,7 @@ public class JsonGetBenchmarks
     [Benchmark]
     public async Task<int> GetAsync_ReadAsStreamAsync_HeadersRead()
     {
-        using var response = await _client.GetAsync(StaticJsonServer.Path, HttpCompletionOption.ResponseHeadersRead);
+        using var response = await Client.GetAsync(StaticJsonServer.Path, HttpCompletionOption.ResponseHeadersRead);
         await using var stream = await response.Content.ReadAsStreamAsync();
         return (await JsonSerializer.DeserializeAsync<List<Product>>(stream, Web))!.Count;
     }
@@ -80,29 +63,29 @@ public class JsonGetBenchmarks
     [Benchmark]
     public async Task<int> GetAsync_ReadFromJsonAsync_HeadersRead()
     {
-        using var response = await _client.GetAsync(StaticJsonServer.Path, HttpCompletionOption.ResponseHeadersRead);
+        using var response = await Client.GetAsync(StaticJsonServer.Path, HttpCompletionOption.ResponseHeadersRead);
         return (await response.Content.ReadFromJsonAsync<List<Product>>(Web))!.Count;
     }
 
     [Benchmark]
     public async Task<int> GetStreamAsync()
     {
-        await using var stream = await _client.GetStreamAsync(StaticJsonServer.Path);
+        await using var stream = await Client.GetStreamAsync(StaticJsonServer.Path);
         return (await JsonSerializer.DeserializeAsync<List<Product>>(stream, Web))!.Count;
     }
 
     [Benchmark]
     public async Task<int> GetStringAsync() =>
-        JsonSerializer.Deserialize<List<Product>>(await _client.GetStringAsync(StaticJsonServer.Path), Web)!.Count;
+        JsonSerializer.Deserialize<List<Product>>(await Client.GetStringAsync(StaticJsonServer.Path), Web)!.Count;
 
     [Benchmark]
     public async Task<int> GetFromJsonAsync() =>
-        (await _client.GetFromJsonAsync<List<Product>>(StaticJsonServer.Path, Web))!.Count;
+        (await Client.GetFromJsonAsync<List<Product>>(StaticJsonServer.Path, Web))!.Count;
 
     [Benchmark]
     public async Task<int> Newtonsoft_ReadAsString()
     {
-        using var response = await _client.GetAsync(StaticJsonServer.Path);
+        using var response = await Client.GetAsync(StaticJsonServer.Path);
         var json = await response.Content.ReadAsStringAsync();
         return Newtonsoft.Json.JsonConvert.DeserializeObject<List<Product>>(json)!.Count;
     }
@@ -110,7 +93,7 @@ public class JsonGetBenchmarks
     [Benchmark]
     public async Task<int> Newtonsoft_Stream_HeadersRead()
     {
-        using var response = await _client.GetAsync(StaticJsonServer.Path, HttpCompletionOption.ResponseHeadersRead);
+        using var response = await Client.GetAsync(StaticJsonServer.Path, HttpCompletionOption.ResponseHeadersRead);
         await using var stream = await response.Content.ReadAsStreamAsync();
         using var reader = new Newtonsoft.Json.JsonTextReader(new StreamReader(stream));
         return NewtonsoftSerializer.Deserialize<List<Product>>(reader)!.Count;
@@ -120,7 +103,7 @@ public class JsonGetBenchmarks
     [Benchmark]
     public async Task<int> SourceGenerated_Stream_HeadersRead()
     {
-        using var response = await _client.GetAsync(StaticJsonServer.Path, HttpCompletionOption.ResponseHeadersRead);
+        using var response = await Client.GetAsync(StaticJsonServer.Path, HttpCompletionOption.ResponseHeadersRead);
         await using var stream = await response.Content.ReadAsStreamAsync();
         return (await JsonSerializer.DeserializeAsync(stream, CatalogJsonContext.Default.ListProduct))!.Count;
     }
@@ -129,7 +112,7 @@ public class JsonGetBenchmarks
     [Benchmark]
     public async Task<int> SourceGenerated_AsyncEnumerable_HeadersRead()
     {
-        using var response = await _client.GetAsync(StaticJsonServer.Path, HttpCompletionOption.ResponseHeadersRead);
+        using var response = await Client.GetAsync(StaticJsonServer.Path, HttpCompletionOption.ResponseHeadersRead);
         await using var stream = await response.Content.ReadAsStreamAsync();
         var count = 0;
         await foreach (var product in JsonSerializer.DeserializeAsyncEnumerable(stream, CatalogJsonContext.Default.Product))

@@ -15,9 +15,7 @@ namespace Benchmarks;
 [MemoryDiagnoser]
 public class UploadBenchmarks
 {
-    private readonly string _data = Directory.CreateTempSubdirectory("bench-uploads-").FullName;
-    private KestrelHost _uploads = null!;
-    private HttpClient _client = null!;
+    private UploadsHost _uploads = null!;
     private byte[] _file = [];
 
     [Params(20, 100)]
@@ -27,44 +25,20 @@ public class UploadBenchmarks
     public async Task SetupAsync()
     {
         _file = RandomNumberGenerator.GetBytes(SizeMb * 1024 * 1024);
-        _uploads = await UploadsHost.StartAsync(_data);
-        _client = new HttpClient { BaseAddress = _uploads.BaseAddress, Timeout = TimeSpan.FromMinutes(5) };
+        _uploads = await UploadsHost.StartAsync();
     }
 
     [IterationCleanup]
-    public void DeleteStoredFiles()
-    {
-        foreach (var file in Directory.GetFiles(_data))
-        {
-            File.Delete(file);
-        }
-    }
+    public void DeleteStoredFiles() => _uploads.DeleteStoredFiles();
 
     [GlobalCleanup]
-    public async Task CleanupAsync()
-    {
-        _client.Dispose();
-        await _uploads.DisposeAsync();
-        Directory.Delete(_data, recursive: true);
-    }
+    public ValueTask CleanupAsync() => _uploads.DisposeAsync();
 
     [Benchmark(Baseline = true)]
-    public Task<long> IFormFile() => UploadAsync("naive");
+    public Task<long> IFormFile() => _uploads.UploadAsync(_file, "naive");
 
     [Benchmark]
-    public Task<long> MultipartReader() => UploadAsync("optimized");
-
-    private async Task<long> UploadAsync(string mode)
-    {
-        using var form = new MultipartFormDataContent { { new ByteArrayContent(_file), "file", "bench.bin" } };
-        using var request = new HttpRequestMessage(HttpMethod.Post, "/uploads") { Content = form };
-        request.Headers.Add("X-Perf-Mode", mode);
-        using var response = await _client.SendAsync(request);
-        response.EnsureSuccessStatusCode();
-        return (await response.Content.ReadFromJsonAsync<List<Receipt>>())![0].Size;
-    }
-
-    private sealed record Receipt(string Id, long Size);
+    public Task<long> MultipartReader() => _uploads.UploadAsync(_file, "optimized");
 }
 
 /// <summary>
@@ -74,9 +48,7 @@ public class UploadBenchmarks
 [MemoryDiagnoser]
 public class DownloadBufferBenchmarks
 {
-    private readonly string _data = Directory.CreateTempSubdirectory("bench-downloads-").FullName;
-    private KestrelHost _uploads = null!;
-    private HttpClient _client = null!;
+    private UploadsHost _uploads = null!;
     private string _id = "";
 
     [Params(20)]
@@ -85,21 +57,12 @@ public class DownloadBufferBenchmarks
     [GlobalSetup]
     public async Task SetupAsync()
     {
-        _uploads = await UploadsHost.StartAsync(_data);
-        _client = new HttpClient { BaseAddress = _uploads.BaseAddress };
-        using var form = new MultipartFormDataContent { { new ByteArrayContent(RandomNumberGenerator.GetBytes(SizeMb * 1024 * 1024)), "file", "bench.bin" } };
-        using var response = await _client.PostAsync("/uploads", form);
-        response.EnsureSuccessStatusCode();
-        _id = (await response.Content.ReadFromJsonAsync<List<Receipt>>())![0].Id;
+        _uploads = await UploadsHost.StartAsync();
+        _id = await _uploads.StoreAsync(RandomNumberGenerator.GetBytes(SizeMb * 1024 * 1024));
     }
 
     [GlobalCleanup]
-    public async Task CleanupAsync()
-    {
-        _client.Dispose();
-        await _uploads.DisposeAsync();
-        Directory.Delete(_data, recursive: true);
-    }
+    public ValueTask CleanupAsync() => _uploads.DisposeAsync();
 
     [Benchmark(Baseline = true)]
     public Task<long> Buffer4K() => DownloadAsync(4 * 1024);
@@ -115,36 +78,73 @@ public class DownloadBufferBenchmarks
 
     private async Task<long> DownloadAsync(int bufferSize)
     {
-        using var response = await _client.GetAsync($"/uploads/{_id}", HttpCompletionOption.ResponseHeadersRead);
-        response.EnsureSuccessStatusCode();
-        await using var body = await response.Content.ReadAsStreamAsync();
-        var buffer = new byte[bufferSize];
-        long total = 0;
-        int read;
-        while ((read = await body.ReadAsync(buffer)) > 0)
-        {
-            total += read;
-        }
+        using var response = await _uploads.Client.GetAsync($"/uploads/{_id}", HttpCompletionOption.ResponseHeadersRead);
+        return await Body.DrainAsync(response, new byte[bufferSize]);
+    }
+}
 
-        return total;
+/// <summary>Uploads.Api's real wiring on Kestrel in this process, storing under a temp folder it owns.</summary>
+internal sealed class UploadsHost : IAsyncDisposable
+{
+    private readonly KestrelHost _host;
+    private readonly string _data;
+
+    private UploadsHost(KestrelHost host, string data)
+    {
+        _host = host;
+        _data = data;
+        Client = new HttpClient { BaseAddress = host.BaseAddress, Timeout = TimeSpan.FromMinutes(5) };
+    }
+
+    public HttpClient Client { get; }
+
+    public static async Task<UploadsHost> StartAsync()
+    {
+        var data = Directory.CreateTempSubdirectory("bench-uploads-").FullName;
+        var host = await KestrelHost.StartAsync(
+            new Dictionary<string, string?> { ["Uploads:DataDirectory"] = data },
+            builder =>
+            {
+                builder.AddServiceDefaults();
+                builder.AddUploadServices();
+            },
+            app =>
+            {
+                app.UseServiceDefaults();
+                app.MapUploadsApi();
+            });
+        return new UploadsHost(host, data);
+    }
+
+    /// <summary>Uploads one file in the given mode and returns the size the service stored.</summary>
+    public async Task<long> UploadAsync(byte[] file, string mode) => (await PostAsync(file, mode)).Size;
+
+    public async Task<string> StoreAsync(byte[] file) => (await PostAsync(file, "optimized")).Id;
+
+    public void DeleteStoredFiles()
+    {
+        foreach (var file in Directory.GetFiles(_data))
+        {
+            File.Delete(file);
+        }
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        Client.Dispose();
+        await _host.DisposeAsync();
+        Directory.Delete(_data, recursive: true);
+    }
+
+    private async Task<Receipt> PostAsync(byte[] file, string mode)
+    {
+        using var form = new MultipartFormDataContent { { new ByteArrayContent(file), "file", "bench.bin" } };
+        using var request = new HttpRequestMessage(HttpMethod.Post, "/uploads") { Content = form };
+        request.Headers.Add("X-Perf-Mode", mode);
+        using var response = await Client.SendAsync(request);
+        response.EnsureSuccessStatusCode();
+        return (await response.Content.ReadFromJsonAsync<List<Receipt>>())![0];
     }
 
     private sealed record Receipt(string Id, long Size);
-}
-
-/// <summary>Uploads.Api's real wiring on Kestrel in this process, storing under <c>dataDirectory</c>.</summary>
-internal static class UploadsHost
-{
-    public static Task<KestrelHost> StartAsync(string dataDirectory) => KestrelHost.StartAsync(
-        new Dictionary<string, string?> { ["Uploads:DataDirectory"] = dataDirectory },
-        builder =>
-        {
-            builder.AddServiceDefaults();
-            builder.AddUploadServices();
-        },
-        app =>
-        {
-            app.UseServiceDefaults();
-            app.MapUploadsApi();
-        });
 }
