@@ -41,7 +41,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
             Assert.Equal(receipt.Sha256, stored.Sha256);
         }
 
-        AssertNothingLeftBehind();
+        await AssertNothingLeftBehindAsync();
     }
 
     [Theory]
@@ -61,7 +61,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
         Assert.Equal(files.Select(Sha256), receipts.Select(r => r.Sha256));
         Assert.All(receipts, r => Assert.Equal("image/png", r.ContentType));
         Assert.Equal(receipts.Select(r => r.Id).Distinct().Count(), receipts.Count);
-        AssertNothingLeftBehind();
+        await AssertNothingLeftBehindAsync();
     }
 
     public static TheoryData<string, string, int> BadUploads()
@@ -220,8 +220,11 @@ public sealed class UploadTests(SmallSystemFixture fixture)
         Assert.Empty(Directory.GetFiles(fixture.System.TempDirectory("Gateway"), "*", SearchOption.AllDirectories));
     }
 
-    /// <summary>A failed request is cleaned up when it ends, which may be just after its response: poll briefly.</summary>
-    private async Task AssertNothingLeftBehindAsync(int storedBefore)
+    /// <summary>
+    /// A request's temp files (the naive reader's form buffers) are deleted when the request ends, which
+    /// may be just after the client has its response: poll briefly.
+    /// </summary>
+    private async Task AssertNothingLeftBehindAsync(int? storedBefore = null)
     {
         var deadline = DateTime.UtcNow.AddSeconds(10);
         while (true)
@@ -229,7 +232,11 @@ public sealed class UploadTests(SmallSystemFixture fixture)
             try
             {
                 AssertNothingLeftBehind();
-                Assert.Equal(storedBefore, StoredCount());
+                if (storedBefore is { } before)
+                {
+                    Assert.Equal(before, StoredCount());
+                }
+
                 return;
             }
             catch (Xunit.Sdk.XunitException) when (DateTime.UtcNow < deadline)
