@@ -6,21 +6,9 @@ namespace HttpPerf.Tests;
 
 /// <summary>The /admin page in a real browser: Debian's Chromium driven by Playwright.</summary>
 [Collection(SmallSystemCollection.Name)]
-public sealed class AdminPageTests(SmallSystemFixture fixture) : IAsyncLifetime
+public sealed class AdminPageTests(SmallSystemFixture fixture) : FlagsFileResetTests(fixture)
 {
     private static readonly string[] BrowserPaths = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
-
-    public ValueTask InitializeAsync()
-    {
-        File.Delete(fixture.System.FlagsFile);
-        return ValueTask.CompletedTask;
-    }
-
-    public ValueTask DisposeAsync()
-    {
-        File.Delete(fixture.System.FlagsFile);
-        return ValueTask.CompletedTask;
-    }
 
     [Fact]
     public async Task Clicking_a_switch_serves_the_next_request_in_the_new_mode()
@@ -28,8 +16,8 @@ public sealed class AdminPageTests(SmallSystemFixture fixture) : IAsyncLifetime
         await using var browser = await LaunchChromiumAsync();
         var page = await browser.NewPageAsync();
 
-        await page.GotoAsync(new Uri(fixture.System.Gateway.BaseAddress, "/admin").ToString());
-        await page.FillAsync("#key", fixture.AdminKey);
+        await page.GotoAsync(new Uri(Fixture.System.Gateway.BaseAddress, "/admin").ToString());
+        await page.FillAsync("#key", Fixture.AdminKey);
         await page.ClickAsync("#save-key");
 
         var row = page.Locator($"tr[data-flag='{Pitfalls.CatalogSerialization}']");
@@ -41,7 +29,7 @@ public sealed class AdminPageTests(SmallSystemFixture fixture) : IAsyncLifetime
         await Assertions.Expect(row.Locator("td.serving")).ToHaveTextAsync("naive");
         await page.ScreenshotAsync(new() { Path = Path.Combine(AppContext.BaseDirectory, "admin-page.png"), FullPage = true });
 
-        var next = await Http.GetAsync(fixture.Gateway, "/api/catalog/products");
+        var next = await Http.GetAsync(Fixture.Gateway, "/api/catalog/products");
         Assert.Equal(200, next.Status);
         Assert.Equal("Gateway.Buffering=optimized, Catalog.Serialization=naive", next.Variants);
     }
@@ -52,7 +40,7 @@ public sealed class AdminPageTests(SmallSystemFixture fixture) : IAsyncLifetime
         await using var browser = await LaunchChromiumAsync();
         var page = await browser.NewPageAsync();
 
-        await page.GotoAsync(new Uri(fixture.System.Gateway.BaseAddress, "/admin/").ToString());
+        await page.GotoAsync(new Uri(Fixture.System.Gateway.BaseAddress, "/admin/").ToString());
         await page.FillAsync("#key", "not-the-key");
         await page.ClickAsync("#save-key");
 

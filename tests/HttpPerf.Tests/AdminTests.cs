@@ -8,21 +8,9 @@ namespace HttpPerf.Tests;
 
 /// <summary>The Gateway's /admin/flags API: key, validation, live effect, and what it leaves in telemetry.</summary>
 [Collection(SmallSystemCollection.Name)]
-public sealed class AdminTests(SmallSystemFixture fixture) : IAsyncLifetime
+public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests(fixture)
 {
     private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
-    public ValueTask InitializeAsync()
-    {
-        File.Delete(fixture.System.FlagsFile);
-        return ValueTask.CompletedTask;
-    }
-
-    public ValueTask DisposeAsync()
-    {
-        File.Delete(fixture.System.FlagsFile);
-        return ValueTask.CompletedTask;
-    }
 
     [Theory]
     [InlineData(null)]
@@ -37,13 +25,13 @@ public sealed class AdminTests(SmallSystemFixture fixture) : IAsyncLifetime
             Admin(HttpMethod.Put, "/admin/flags", key, "naive"),
         })
         {
-            using var response = await fixture.Gateway.SendAsync(request, Cancel);
+            using var response = await Fixture.Gateway.SendAsync(request, Cancel);
             Assert.Equal(HttpStatusCode.Unauthorized, response.StatusCode);
             Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
             Assert.Equal("X-Admin-Key", response.Headers.WwwAuthenticate.ToString());
         }
 
-        Assert.False(File.Exists(fixture.System.FlagsFile));
+        Assert.False(File.Exists(Fixture.System.FlagsFile));
     }
 
     [Theory]
@@ -53,14 +41,14 @@ public sealed class AdminTests(SmallSystemFixture fixture) : IAsyncLifetime
     [InlineData("Catalog.Serialization", "")]
     public async Task An_unknown_flag_or_variant_is_a_400_problem_and_nothing_is_written(string flag, string body)
     {
-        using var request = Admin(HttpMethod.Put, $"/admin/flags/{flag}", fixture.AdminKey);
+        using var request = Admin(HttpMethod.Put, $"/admin/flags/{flag}", Fixture.AdminKey);
         request.Content = new StringContent(body, Encoding.UTF8, "application/json");
 
-        using var response = await fixture.Gateway.SendAsync(request, Cancel);
+        using var response = await Fixture.Gateway.SendAsync(request, Cancel);
 
         Assert.Equal(HttpStatusCode.BadRequest, response.StatusCode);
         Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
-        Assert.False(File.Exists(fixture.System.FlagsFile));
+        Assert.False(File.Exists(Fixture.System.FlagsFile));
     }
 
     [Fact]
@@ -78,16 +66,16 @@ public sealed class AdminTests(SmallSystemFixture fixture) : IAsyncLifetime
     [Fact]
     public async Task Setting_a_flag_switches_the_running_service_and_setting_all_switches_every_one()
     {
-        using (var response = await fixture.Gateway.SendAsync(Admin(HttpMethod.Put, $"/admin/flags/{Pitfalls.CatalogSerialization}", fixture.AdminKey, "naive"), Cancel))
+        using (var response = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Put, $"/admin/flags/{Pitfalls.CatalogSerialization}", Fixture.AdminKey, "naive"), Cancel))
         {
             Assert.Equal(HttpStatusCode.NoContent, response.StatusCode);
         }
 
         await WaitUntilAsync(flags => flags.Single(f => f.Flag == Pitfalls.CatalogSerialization).Serving == "naive");
-        var next = await Http.GetAsync(fixture.Gateway, "/api/products");
+        var next = await Http.GetAsync(Fixture.Gateway, "/api/products");
         Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Catalog.Serialization=naive", next.Variants);
 
-        using (var response = await fixture.Gateway.SendAsync(Admin(HttpMethod.Put, "/admin/flags", fixture.AdminKey, "naive"), Cancel))
+        using (var response = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Put, "/admin/flags", Fixture.AdminKey, "naive"), Cancel))
         {
             Assert.Equal(HttpStatusCode.NoContent, response.StatusCode);
         }
@@ -95,21 +83,21 @@ public sealed class AdminTests(SmallSystemFixture fixture) : IAsyncLifetime
         var all = await WaitUntilAsync(flags => flags.All(f => f.Serving == "naive"));
         Assert.All(all, f => Assert.Equal("naive", f.Variant));
         Assert.Equal("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Catalog.Serialization=naive",
-            (await Http.GetAsync(fixture.Gateway, "/api/products")).Variants);
+            (await Http.GetAsync(Fixture.Gateway, "/api/products")).Variants);
     }
 
     [Fact]
     public async Task A_change_is_logged_by_key_id_and_counted_and_the_key_is_never_exported()
     {
-        using (var response = await fixture.Gateway.SendAsync(Admin(HttpMethod.Put, $"/admin/flags/{Pitfalls.UploadsReader}", fixture.AdminKey, "naive"), Cancel))
+        using (var response = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Put, $"/admin/flags/{Pitfalls.UploadsReader}", Fixture.AdminKey, "naive"), Cancel))
         {
             Assert.Equal(HttpStatusCode.NoContent, response.StatusCode);
         }
 
-        var keyId = Convert.ToHexStringLower(System.Security.Cryptography.SHA256.HashData(Encoding.UTF8.GetBytes(fixture.AdminKey)))[..8];
-        Assert.True(await fixture.Telemetry.WaitForAsync("logs", TimeSpan.FromSeconds(10), "Uploads.Reader", "optimized", "naive", keyId));
-        Assert.True(await fixture.Telemetry.WaitForAsync("metrics", TimeSpan.FromSeconds(10), "httpperf.flag.changes", "feature_flag.key"));
-        Assert.False(fixture.Telemetry.AnyContains(fixture.AdminKey), "the admin key was exported in telemetry");
+        var keyId = Convert.ToHexStringLower(System.Security.Cryptography.SHA256.HashData(Encoding.UTF8.GetBytes(Fixture.AdminKey)))[..8];
+        Assert.True(await Fixture.Telemetry.WaitForAsync("logs", TimeSpan.FromSeconds(10), "Uploads.Reader", "optimized", "naive", keyId));
+        Assert.True(await Fixture.Telemetry.WaitForAsync("metrics", TimeSpan.FromSeconds(10), "httpperf.flag.changes", "feature_flag.key"));
+        Assert.False(Fixture.Telemetry.AnyContains(Fixture.AdminKey), "the admin key was exported in telemetry");
     }
 
     private async Task<List<FlagState>> WaitUntilAsync(Func<List<FlagState>, bool> condition)
@@ -134,7 +122,7 @@ public sealed class AdminTests(SmallSystemFixture fixture) : IAsyncLifetime
 
     private async Task<List<FlagState>> ListAsync()
     {
-        using var response = await fixture.Gateway.SendAsync(Admin(HttpMethod.Get, "/admin/flags", fixture.AdminKey), Cancel);
+        using var response = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Get, "/admin/flags", Fixture.AdminKey), Cancel);
         Assert.Equal(HttpStatusCode.OK, response.StatusCode);
         return (await response.Content.ReadFromJsonAsync<List<FlagState>>(Cancel))!;
     }

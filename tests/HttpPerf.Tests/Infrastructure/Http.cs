@@ -24,6 +24,16 @@ public static class Http
         return new Fetched((int)response.StatusCode, response.Content.Headers.ContentType?.MediaType, variants, body);
     }
 
+    /// <summary>The same GET forced naive, then optimized; both must succeed.</summary>
+    public static async Task<(Fetched Naive, Fetched Optimized)> GetInBothModesAsync(HttpClient client, string path)
+    {
+        var naive = await GetAsync(client, path, "naive");
+        var optimized = await GetAsync(client, path, "optimized");
+        Assert.Equal(200, naive.Status);
+        Assert.Equal(200, optimized.Status);
+        return (naive, optimized);
+    }
+
     public sealed record Fetched(int Status, string? MediaType, string Variants, byte[] Body)
     {
         public string Sha256 => Convert.ToHexStringLower(SHA256.HashData(Body));
