@@ -35,9 +35,12 @@ frontend.WithFlagCommands(gateway, adminKey);
 uploads.WithFlagCommands(gateway, adminKey);
 gateway.WithFlagCommands(gateway, adminKey).WithAllFlagsCommands(adminKey);
 
-// Drives traffic through the Gateway; start it from the dashboard when you are ready to watch.
+// Drives traffic through the Gateway for ten minutes, naive and optimized interleaved, at a rate the
+// dashboard's buttons change live; start it from the dashboard when you are ready to watch.
 builder.AddProject<Projects.LoadGen>("loadgen")
-    .WithArgs("run", "--requests", "200", "--concurrency", "4", "--mode", "both")
+    .WithArgs("run", "--rate", "2", "--duration", "00:10:00", "--concurrency", "16", "--mode", "both")
+    .WithHttpEndpoint(name: "control", env: "LOADGEN_CONTROL_PORT")
+    .WithRateCommands()
     .WithReference(gateway).WaitFor(gateway)
     .WithExplicitStart();
 

@@ -1,4 +1,5 @@
 using System.CommandLine;
+using LoadGen.Control;
 using LoadGen.Load;
 
 namespace LoadGen.Commands;
@@ -11,15 +12,29 @@ public static class RunCommand
 {
     public static Command Create()
     {
-        var url = new Option<Uri?>("--url") { Description = "Gateway base address (default: services__gateway__http__0, then http://127.0.0.1:5100)." };
+        var url = new Option<Uri?>("--url")
+        {
+            Description = "Gateway base address (default: services__gateway__http__0, then http://127.0.0.1:5100).",
+            CustomParser = result =>
+            {
+                if (Uri.TryCreate(result.Tokens.Single().Value, UriKind.Absolute, out var uri))
+                {
+                    return uri;
+                }
+
+                result.AddError($"'{result.Tokens.Single().Value}' is not an absolute URL.");
+                return null;
+            },
+        };
         var path = new Option<string>("--path") { Description = "Path to GET.", DefaultValueFactory = _ => "/api/products" };
         var requests = new Option<int>("--requests") { Description = "Requests in total.", DefaultValueFactory = _ => 40 };
         var concurrency = new Option<int>("--concurrency") { Description = "Requests in flight.", DefaultValueFactory = _ => 4 };
         var modes = new Option<string[]>("--mode") { Description = "naive, optimized, or both (interleaved).", DefaultValueFactory = _ => ["naive", "optimized"], AllowMultipleArgumentsPerToken = true };
         var rate = new Option<double?>("--rate") { Description = "Open model: arrivals per second (latency from each intended start). Without it: a closed loop of --requests." };
         var duration = new Option<TimeSpan>("--duration") { Description = "Open model: how long to send (at most 10 minutes).", DefaultValueFactory = _ => TimeSpan.FromSeconds(30) };
+        var controlPort = new Option<int?>("--control-port") { Description = "Open model: serve GET/PUT /rate on this port to change the rate live (default: env LOADGEN_CONTROL_PORT)." };
 
-        var command = new Command("run", "Send a bounded load and print latency by mode.") { url, path, requests, concurrency, modes, rate, duration };
+        var command = new Command("run", "Send a bounded load and print latency by mode.") { url, path, requests, concurrency, modes, rate, duration, controlPort };
         command.SetAction(async (parse, cancellationToken) =>
         {
             var target = parse.GetValue(url) ?? DefaultGateway();
@@ -29,9 +44,11 @@ public static class RunCommand
             IReadOnlyList<ModeStats> stats;
             if (parse.GetValue(rate) is { } perSecond)
             {
-                var runner = new OpenModelRunner(client, i => Request(route, chosen[i % chosen.Length]), parse.GetValue(concurrency));
+                var runner = new OpenModelRunner(client, i => Request(route, chosen[i % chosen.Length]), parse.GetValue(concurrency)).WithMetrics();
                 runner.Rate.PerSecond = perSecond;
                 var limit = TimeSpan.FromTicks(Math.Min(parse.GetValue(duration).Ticks, TimeSpan.FromMinutes(10).Ticks));
+                var port = parse.GetValue(controlPort) ?? (int.TryParse(Environment.GetEnvironmentVariable("LOADGEN_CONTROL_PORT"), out var fromEnvironment) ? fromEnvironment : null);
+                await using var control = port is { } p ? await LoadControlHost.StartAsync(runner.Rate, $"http://localhost:{p}", cancellationToken: cancellationToken) : null;
                 stats = (await runner.RunAsync(limit, cancellationToken)).Values.ToList();
             }
             else

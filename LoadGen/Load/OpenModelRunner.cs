@@ -10,6 +10,8 @@ namespace LoadGen.Load;
 /// </summary>
 public sealed class OpenModelRunner(HttpClient client, Func<long, (string Mode, HttpRequestMessage Request)> nextRequest, int maxInFlight)
 {
+    private LoadGen.Control.LoadGenMetrics? _metrics;
+
     private readonly SemaphoreSlim _slots = new(maxInFlight, maxInFlight);
     private long _inFlight;
 
@@ -17,6 +19,13 @@ public sealed class OpenModelRunner(HttpClient client, Func<long, (string Mode, 
     public RateControl Rate { get; } = new();
 
     public long InFlight => Interlocked.Read(ref _inFlight);
+
+    /// <summary>Also report every request to the dashboard (rate, in flight, latency by mode).</summary>
+    public OpenModelRunner WithMetrics()
+    {
+        _metrics = new LoadGen.Control.LoadGenMetrics(() => Rate.PerSecond, () => InFlight);
+        return this;
+    }
 
     public async Task<IReadOnlyDictionary<string, ModeStats>> RunAsync(TimeSpan duration, CancellationToken cancellationToken)
     {
@@ -82,6 +91,7 @@ public sealed class OpenModelRunner(HttpClient client, Func<long, (string Mode, 
         }
 
         stats.Record(intendedTimestamp, bytes, ok);
+        _metrics?.Record(stats.Mode, Stopwatch.GetElapsedTime(intendedTimestamp), ok);
     }
 }
 

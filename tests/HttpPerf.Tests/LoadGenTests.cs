@@ -23,6 +23,20 @@ public sealed class LoadGenTests(SmallSystemFixture fixture)
         }
     }
 
+    [Theory]
+    [InlineData("--requests", "4")]
+    [InlineData("--rate", "10", "--duration", "00:00:01")]
+    public async Task The_run_command_drives_the_gateway_from_its_command_line(params string[] load)
+    {
+        var root = new System.CommandLine.RootCommand { LoadGen.Commands.RunCommand.Create() };
+        string[] args = ["run", "--url", fixture.System.Gateway.BaseAddress.ToString(), "--path", "/api/catalog/products", "--concurrency", "2", "--mode", "both", .. load];
+
+        var exitCode = await root.Parse(args).InvokeAsync(cancellationToken: TestContext.Current.CancellationToken);
+
+        Assert.Equal(0, exitCode);
+        Assert.Equal(1, await root.Parse(["run", "--url", "not-a-url"]).InvokeAsync(cancellationToken: TestContext.Current.CancellationToken));
+    }
+
     [Fact]
     public async Task Failed_requests_are_counted_as_errors()
     {

@@ -1,3 +1,4 @@
+using System.Net.Http.Json;
 using LoadGen.Load;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
@@ -107,5 +108,50 @@ public sealed class OpenModelTests : IAsyncLifetime
         var opened = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         opened.SetResult();
         return opened;
+    }
+}
+
+/// <summary>LoadGen's control endpoint and metrics during an open-model run.</summary>
+public sealed class LoadControlTests
+{
+    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
+
+    [Fact]
+    public async Task Put_rate_changes_a_running_load_and_bad_rates_are_400_problems()
+    {
+        await using var telemetry = await Infrastructure.OtlpReceiver.StartAsync();
+        var target = WebApplication.CreateSlimBuilder();
+        target.WebHost.UseUrls("http://127.0.0.1:0");
+        target.Logging.ClearProviders();
+        await using var server = target.Build();
+        server.MapGet("/fast", () => Results.Ok());
+        await server.StartAsync(Cancel);
+        using var client = new HttpClient { BaseAddress = new Uri(server.Services.GetRequiredService<IServer>().Features.GetRequiredFeature<IServerAddressesFeature>().Addresses.First()) };
+
+        var runner = new OpenModelRunner(client, i => (i % 2 == 0 ? "naive" : "optimized", new HttpRequestMessage(HttpMethod.Get, "/fast")), maxInFlight: 20).WithMetrics();
+        runner.Rate.PerSecond = 5;
+        await using var control = await LoadGen.Control.LoadControlHost.StartAsync(runner.Rate, "http://127.0.0.1:0",
+            telemetry.ExporterEnvironment.ToDictionary(e => e.Key, e => (string?)e.Value), Cancel);
+        using var controlClient = new HttpClient { BaseAddress = new Uri(control.Services.GetRequiredService<IServer>().Features.GetRequiredFeature<IServerAddressesFeature>().Addresses.First()) };
+        var run = runner.RunAsync(TimeSpan.FromSeconds(3), Cancel);
+
+        await Task.Delay(TimeSpan.FromSeconds(1), Cancel);
+        using (var set = await controlClient.PutAsJsonAsync("/rate", 40.0, Cancel))
+        {
+            Assert.Equal(System.Net.HttpStatusCode.NoContent, set.StatusCode);
+        }
+
+        Assert.Equal(40.0, await controlClient.GetFromJsonAsync<double>("/rate", Cancel));
+        foreach (var bad in new[] { "0", "-3", "20000", "\"fast\"" })
+        {
+            using var rejected = await controlClient.PutAsync("/rate", new StringContent(bad, System.Text.Encoding.UTF8, "application/json"), Cancel);
+            Assert.Equal(System.Net.HttpStatusCode.BadRequest, rejected.StatusCode);
+        }
+
+        var stats = await run;
+        // About 5 in the first second, then 40 a second: 85, far from the 15 the first rate gives.
+        Assert.InRange(stats.Values.Sum(s => s.Count), 65, 105);
+        Assert.Equal(40.0, runner.Rate.PerSecond);
+        Assert.True(await telemetry.WaitForAsync("metrics", TimeSpan.FromSeconds(10), "httpperf.loadgen.requests", "httpperf.loadgen.latency", "httpperf.loadgen.rate", "naive", "optimized"));
     }
 }
