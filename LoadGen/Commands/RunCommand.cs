@@ -26,7 +26,8 @@ public static class RunCommand
                 return null;
             },
         };
-        var path = new Option<string>("--path") { Description = "Path to GET.", DefaultValueFactory = _ => "/api/products" };
+        var scenario = new Option<string>("--scenario") { Description = $"{string.Join(", ", Scenario.Known)}, a path to GET (\"/api/products\"), or a weighted mix (\"products=6,upload=1\").", DefaultValueFactory = _ => "products" };
+        var sizeMb = new Option<int>("--size-mb") { Description = "Upload and download size in MiB.", DefaultValueFactory = _ => 1 };
         var requests = new Option<int>("--requests") { Description = "Requests in total.", DefaultValueFactory = _ => 40 };
         var concurrency = new Option<int>("--concurrency") { Description = "Requests in flight.", DefaultValueFactory = _ => 4 };
         var modes = new Option<string[]>("--mode") { Description = "naive, optimized, or both (interleaved).", DefaultValueFactory = _ => ["naive", "optimized"], AllowMultipleArgumentsPerToken = true };
@@ -34,17 +35,17 @@ public static class RunCommand
         var duration = new Option<TimeSpan>("--duration") { Description = "Open model: how long to send (at most 10 minutes).", DefaultValueFactory = _ => TimeSpan.FromSeconds(30) };
         var controlPort = new Option<int?>("--control-port") { Description = "Open model: serve GET/PUT /rate on this port to change the rate live (default: env LOADGEN_CONTROL_PORT)." };
 
-        var command = new Command("run", "Send a bounded load and print latency by mode.") { url, path, requests, concurrency, modes, rate, duration, controlPort };
+        var command = new Command("run", "Send a bounded load and print latency by mode.") { url, scenario, sizeMb, requests, concurrency, modes, rate, duration, controlPort };
         command.SetAction(async (parse, cancellationToken) =>
         {
             var target = parse.GetValue(url) ?? DefaultGateway();
-            var route = parse.GetValue(path)!;
-            var chosen = Modes(parse.GetValue(modes)!);
             using var client = new HttpClient { BaseAddress = target, Timeout = TimeSpan.FromMinutes(5) };
+            var load = Scenario.Parse(parse.GetValue(scenario)!, Modes(parse.GetValue(modes)!), parse.GetValue(sizeMb) * 1024L * 1024);
+            await load.PrepareAsync(client, cancellationToken);
             IReadOnlyList<ModeStats> stats;
             if (parse.GetValue(rate) is { } perSecond)
             {
-                var runner = new OpenModelRunner(client, i => Request(route, chosen[i % chosen.Length]), parse.GetValue(concurrency)).WithMetrics();
+                var runner = new OpenModelRunner(client, load.Next, parse.GetValue(concurrency)).WithMetrics();
                 runner.Rate.PerSecond = perSecond;
                 var limit = TimeSpan.FromTicks(Math.Min(parse.GetValue(duration).Ticks, TimeSpan.FromMinutes(10).Ticks));
                 var port = parse.GetValue(controlPort) ?? (int.TryParse(Environment.GetEnvironmentVariable("LOADGEN_CONTROL_PORT"), out var fromEnvironment) ? fromEnvironment : null);
@@ -53,10 +54,10 @@ public static class RunCommand
             }
             else
             {
-                stats = await LoadRunner.RunAsync(client, route, chosen, parse.GetValue(requests), parse.GetValue(concurrency), cancellationToken);
+                stats = await LoadRunner.RunAsync(client, load.Next, parse.GetValue(requests), parse.GetValue(concurrency), cancellationToken);
             }
 
-            Report.PrintLatency(target, route, stats);
+            Report.PrintLatency(target, parse.GetValue(scenario)!, stats);
             return stats.Any(s => s.Errors > 0) ? 1 : 0;
         });
         return command;
@@ -64,13 +65,6 @@ public static class RunCommand
 
     internal static string[] Modes(string[] given) =>
         given.SelectMany(m => m == "both" ? ["naive", "optimized"] : new[] { m }).Distinct().ToArray();
-
-    private static (string Mode, HttpRequestMessage Request) Request(string path, string mode)
-    {
-        var request = new HttpRequestMessage(HttpMethod.Get, path);
-        request.Headers.Add("X-Perf-Mode", mode);
-        return (mode, request);
-    }
 
     private static Uri DefaultGateway() =>
         new(Environment.GetEnvironmentVariable("services__gateway__http__0") ?? "http://127.0.0.1:5100");

@@ -11,50 +11,67 @@ public static class LoadRunner
     /// <summary>A "mode" that sends no <c>X-Perf-Mode</c> header: the flags file decides.</summary>
     public const string FlagsFile = "flags file";
 
+    public static Task<IReadOnlyList<ModeStats>> RunAsync(
+        HttpClient client, string path, IReadOnlyList<string> modes, int requests, int concurrency, CancellationToken cancellationToken, int readBufferSize = 64 * 1024) =>
+        RunAsync(client, i => (modes[(int)(i % modes.Count)], Get(path, modes[(int)(i % modes.Count)])), requests, concurrency, cancellationToken, readBufferSize, modes);
+
+    /// <summary>Sends <paramref name="requests"/> requests from <paramref name="nextRequest"/>, keyed as it says.</summary>
     public static async Task<IReadOnlyList<ModeStats>> RunAsync(
-        HttpClient client, string path, IReadOnlyList<string> modes, int requests, int concurrency, CancellationToken cancellationToken, int readBufferSize = 64 * 1024)
+        HttpClient client, Func<long, (string Key, HttpRequestMessage Request)> nextRequest, int requests, int concurrency,
+        CancellationToken cancellationToken, int readBufferSize = 64 * 1024, IReadOnlyList<string>? keysInOrder = null)
     {
-        var stats = modes.Select(m => new ModeStats(m)).ToArray();
-        var next = -1;
+        var stats = new System.Collections.Concurrent.ConcurrentDictionary<string, ModeStats>();
+        foreach (var key in keysInOrder ?? [])
+        {
+            stats[key] = new ModeStats(key);
+        }
+
+        var next = -1L;
         var workers = Enumerable.Range(0, concurrency).Select(async _ =>
         {
             var buffer = new byte[readBufferSize];
-            int i;
+            long i;
             while ((i = Interlocked.Increment(ref next)) < requests)
             {
-                var mode = stats[i % stats.Length];
+                var (key, request) = nextRequest(i);
+                var keyStats = stats.GetOrAdd(key, k => new ModeStats(k));
                 var started = Stopwatch.GetTimestamp();
                 long bytes = 0;
                 var ok = false;
                 try
                 {
-                    using var request = new HttpRequestMessage(HttpMethod.Get, path);
-                    if (mode.Mode != FlagsFile)
+                    using (request)
+                    using (var response = await client.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cancellationToken))
                     {
-                        request.Headers.Add("X-Perf-Mode", mode.Mode);
-                    }
+                        await using var body = await response.Content.ReadAsStreamAsync(cancellationToken);
+                        int read;
+                        while ((read = await body.ReadAsync(buffer, cancellationToken)) > 0)
+                        {
+                            bytes += read;
+                        }
 
-                    using var response = await client.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cancellationToken);
-                    await using var body = await response.Content.ReadAsStreamAsync(cancellationToken);
-                    int read;
-                    while ((read = await body.ReadAsync(buffer, cancellationToken)) > 0)
-                    {
-                        bytes += read;
+                        ok = response.IsSuccessStatusCode;
                     }
-
-                    ok = response.IsSuccessStatusCode;
                 }
-                catch (HttpRequestException)
-                {
-                }
-                catch (IOException)
+                catch (Exception exception) when (exception is HttpRequestException or IOException)
                 {
                 }
 
-                mode.Record(started, bytes, ok);
+                keyStats.Record(started, bytes, ok);
             }
         });
         await Task.WhenAll(workers);
-        return stats;
+        return keysInOrder is null ? stats.Values.OrderBy(s => s.Mode, StringComparer.Ordinal).ToList() : keysInOrder.Select(k => stats[k]).ToList();
+    }
+
+    private static HttpRequestMessage Get(string path, string mode)
+    {
+        var request = new HttpRequestMessage(HttpMethod.Get, path);
+        if (mode != FlagsFile)
+        {
+            request.Headers.Add("X-Perf-Mode", mode);
+        }
+
+        return request;
     }
 }

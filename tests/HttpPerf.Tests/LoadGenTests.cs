@@ -24,17 +24,33 @@ public sealed class LoadGenTests(SmallSystemFixture fixture)
     }
 
     [Theory]
-    [InlineData("--requests", "4")]
-    [InlineData("--rate", "10", "--duration", "00:00:01")]
+    [InlineData("--scenario", "catalog", "--requests", "4")]
+    [InlineData("--scenario", "/api/catalog/products", "--rate", "10", "--duration", "00:00:01")]
+    [InlineData("--scenario", "products=1,upload=1,download=1", "--size-mb", "1", "--requests", "12")]
     public async Task The_run_command_drives_the_gateway_from_its_command_line(params string[] load)
     {
         var root = new System.CommandLine.RootCommand { LoadGen.Commands.RunCommand.Create() };
-        string[] args = ["run", "--url", fixture.System.Gateway.BaseAddress.ToString(), "--path", "/api/catalog/products", "--concurrency", "2", "--mode", "both", .. load];
+        string[] args = ["run", "--url", fixture.System.Gateway.BaseAddress.ToString(), "--concurrency", "2", "--mode", "both", .. load];
 
         var exitCode = await root.Parse(args).InvokeAsync(cancellationToken: TestContext.Current.CancellationToken);
 
         Assert.Equal(0, exitCode);
         Assert.Equal(1, await root.Parse(["run", "--url", "not-a-url"]).InvokeAsync(cancellationToken: TestContext.Current.CancellationToken));
+    }
+
+    [Fact]
+    public void A_weighted_mix_cycles_its_scenarios_and_measures_each_in_every_mode()
+    {
+        var mix = Scenario.Parse("products=2,upload=1", ["naive", "optimized"], uploadBytes: 1024);
+
+        var keys = Enumerable.Range(0, 12).Select(i => mix.Next(i)).Select(r => { r.Request.Dispose(); return r.Key; }).ToList();
+
+        Assert.Equal(
+            ["products/naive", "products/optimized", "products/naive", "products/optimized", "upload/naive", "upload/optimized"],
+            keys.Take(6));
+        Assert.Equal(keys.Take(6), keys.Skip(6));
+        Assert.Throws<ArgumentException>(() => Scenario.Parse("teleport", ["naive"], 1));
+        Assert.Throws<ArgumentException>(() => Scenario.Parse("products=0", ["naive"], 1));
     }
 
     [Fact]

@@ -1,0 +1,83 @@
+using System.Globalization;
+using System.Net.Http.Json;
+
+namespace LoadGen.Load;
+
+/// <summary>
+/// What LoadGen sends, one request at a time: the product list through the Gateway, the catalog, an
+/// upload of a given size, a download, any GET path, or a weighted mix of them ("products=6,upload=1").
+/// Request <c>i</c> is the scenario at <c>i / modes</c> in the weighted cycle, in mode <c>i % modes</c>,
+/// so every scenario is measured in every mode equally. Results are keyed "scenario/mode".
+/// </summary>
+public sealed class Scenario
+{
+    public static readonly string[] Known = ["products", "catalog", "upload", "download"];
+
+    private readonly string[] _cycle;
+    private readonly string[] _modes;
+    private readonly long _uploadBytes;
+    private string? _downloadId;
+
+    private Scenario(string[] cycle, string[] modes, long uploadBytes)
+    {
+        _cycle = cycle;
+        _modes = modes;
+        _uploadBytes = uploadBytes;
+    }
+
+    /// <summary>Parses "products", "/some/path", or "products=6,upload=1,download=1".</summary>
+    public static Scenario Parse(string spec, IReadOnlyList<string> modes, long uploadBytes)
+    {
+        var cycle = new List<string>();
+        foreach (var part in spec.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+        {
+            var (name, weight) = part.Split('=') is [var n, var w] ? (n, int.Parse(w, CultureInfo.InvariantCulture)) : (part, 1);
+            if (!name.StartsWith('/') && !Known.Contains(name))
+            {
+                throw new ArgumentException($"Unknown scenario '{name}': use {string.Join(", ", Known)}, a path starting with '/', or a weighted mix like products=6,upload=1.");
+            }
+
+            if (weight < 1)
+            {
+                throw new ArgumentException($"The weight of '{name}' must be at least 1.");
+            }
+
+            cycle.AddRange(Enumerable.Repeat(name, weight));
+        }
+
+        return cycle.Count == 0 ? throw new ArgumentException("No scenario given.") : new Scenario([.. cycle], [.. modes], uploadBytes);
+    }
+
+    /// <summary>Stores one file to download, if the mix downloads.</summary>
+    public async Task PrepareAsync(HttpClient client, CancellationToken cancellationToken)
+    {
+        if (_cycle.Contains("download"))
+        {
+            using var response = await client.PostAsync("/api/uploads", SyntheticFileContent.Create(_uploadBytes), cancellationToken);
+            response.EnsureSuccessStatusCode();
+            _downloadId = (await response.Content.ReadFromJsonAsync<List<Receipt>>(cancellationToken))![0].Id;
+        }
+    }
+
+    public (string Key, HttpRequestMessage Request) Next(long i)
+    {
+        var name = _cycle[i / _modes.Length % _cycle.Length];
+        var mode = _modes[i % _modes.Length];
+        var request = name switch
+        {
+            "products" => new HttpRequestMessage(HttpMethod.Get, "/api/products"),
+            "catalog" => new HttpRequestMessage(HttpMethod.Get, "/api/catalog/products"),
+            "upload" => new HttpRequestMessage(HttpMethod.Post, "/api/uploads") { Content = SyntheticFileContent.Create(_uploadBytes) },
+            "download" => new HttpRequestMessage(HttpMethod.Get, $"/api/uploads/{_downloadId ?? throw new InvalidOperationException("Call PrepareAsync first.")}"),
+            _ => new HttpRequestMessage(HttpMethod.Get, name),
+        };
+        if (mode != LoadRunner.FlagsFile)
+        {
+            request.Headers.Add("X-Perf-Mode", mode);
+        }
+
+        return ($"{name}/{mode}", request);
+    }
+
+    private sealed record Receipt(string Id);
+}
