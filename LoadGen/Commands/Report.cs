@@ -9,7 +9,7 @@ internal static class Report
     public static void PrintLatency(Uri target, string path, IReadOnlyList<ModeStats> stats)
     {
         Console.WriteLine($"GET {new Uri(target, path)}");
-        Console.WriteLine("| mode | requests | errors | body bytes | p50 ms | p90 ms | p99 ms |");
+        Console.WriteLine("| scenario/mode | requests | errors | body bytes | p50 ms | p90 ms | p99 ms |");
         Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|");
         foreach (var s in stats)
         {

@@ -50,7 +50,9 @@ public static class RunCommand
                 var limit = TimeSpan.FromTicks(Math.Min(parse.GetValue(duration).Ticks, TimeSpan.FromMinutes(10).Ticks));
                 var port = parse.GetValue(controlPort) ?? (int.TryParse(Environment.GetEnvironmentVariable("LOADGEN_CONTROL_PORT"), out var fromEnvironment) ? fromEnvironment : null);
                 await using var control = port is { } p ? await LoadControlHost.StartAsync(runner.Rate, $"http://localhost:{p}", cancellationToken: cancellationToken) : null;
-                stats = (await runner.RunAsync(limit, cancellationToken)).Values.ToList();
+                var run = runner.RunAsync(limit, cancellationToken);
+                await LiveView.ShowUntilAsync(run, runner);
+                stats = (await run).Values.OrderBy(s => s.Mode, StringComparer.Ordinal).ToList();
             }
             else
             {

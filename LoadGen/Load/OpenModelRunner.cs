@@ -10,6 +10,7 @@ namespace LoadGen.Load;
 /// </summary>
 public sealed class OpenModelRunner(HttpClient client, Func<long, (string Mode, HttpRequestMessage Request)> nextRequest, int maxInFlight)
 {
+    private readonly System.Collections.Concurrent.ConcurrentDictionary<string, ModeStats> _stats = new();
     private LoadGen.Control.LoadGenMetrics? _metrics;
 
     private readonly SemaphoreSlim _slots = new(maxInFlight, maxInFlight);
@@ -20,6 +21,9 @@ public sealed class OpenModelRunner(HttpClient client, Func<long, (string Mode, 
 
     public long InFlight => Interlocked.Read(ref _inFlight);
 
+    /// <summary>The results so far, by key, for a live view.</summary>
+    public IReadOnlyList<ModeStats> Current => _stats.Values.OrderBy(s => s.Mode, StringComparer.Ordinal).ToList();
+
     /// <summary>Also report every request to the dashboard (rate, in flight, latency by mode).</summary>
     public OpenModelRunner WithMetrics()
     {
@@ -29,7 +33,6 @@ public sealed class OpenModelRunner(HttpClient client, Func<long, (string Mode, 
 
     public async Task<IReadOnlyDictionary<string, ModeStats>> RunAsync(TimeSpan duration, CancellationToken cancellationToken)
     {
-        var stats = new Dictionary<string, ModeStats>();
         var running = new List<Task>();
         var clock = Stopwatch.StartNew();
         var intended = TimeSpan.Zero;
@@ -42,10 +45,7 @@ public sealed class OpenModelRunner(HttpClient client, Func<long, (string Mode, 
             }
 
             var (mode, request) = nextRequest(i);
-            if (!stats.TryGetValue(mode, out var modeStats))
-            {
-                stats[mode] = modeStats = new ModeStats(mode);
-            }
+            var modeStats = _stats.GetOrAdd(mode, key => new ModeStats(key));
 
             // The clock started for this request at its intended time, even if it must wait for a slot
             // (never in the future: a timer may wake a little early).
@@ -56,7 +56,7 @@ public sealed class OpenModelRunner(HttpClient client, Func<long, (string Mode, 
         }
 
         await Task.WhenAll(running);
-        return stats;
+        return _stats;
     }
 
     private async Task SendAsync(HttpRequestMessage request, ModeStats stats, long intendedTimestamp, CancellationToken cancellationToken)
