@@ -37,12 +37,14 @@ public static class LoadRunner
                 var keyStats = stats.GetOrAdd(key, k => new ModeStats(k));
                 var started = Stopwatch.GetTimestamp();
                 long bytes = 0;
+                long headers = 0;
                 var ok = false;
                 try
                 {
                     using (request)
                     using (var response = await client.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cancellationToken))
                     {
+                        headers = Stopwatch.GetTimestamp();
                         await using var body = await response.Content.ReadAsStreamAsync(cancellationToken);
                         int read;
                         while ((read = await body.ReadAsync(buffer, cancellationToken)) > 0)
@@ -57,7 +59,7 @@ public static class LoadRunner
                 {
                 }
 
-                keyStats.Record(started, bytes, ok);
+                keyStats.Record(started, bytes, ok, headers);
             }
         });
         await Task.WhenAll(workers);

@@ -7,6 +7,7 @@ namespace LoadGen.Load;
 public sealed class ModeStats(string mode)
 {
     private readonly LongHistogram _latency = new(TimeStamp.Minutes(10), 3);
+    private readonly LongHistogram _firstByte = new(TimeStamp.Minutes(10), 3);
     private long _errors;
     private long _bytes;
 
@@ -18,12 +19,17 @@ public sealed class ModeStats(string mode)
 
     public long Bytes => Interlocked.Read(ref _bytes);
 
-    public void Record(long startTimestamp, long bytes, bool ok)
+    /// <summary>Records one request: started at <paramref name="startTimestamp"/>, headers at <paramref name="headersTimestamp"/> (0: none).</summary>
+    public void Record(long startTimestamp, long bytes, bool ok, long headersTimestamp = 0)
     {
         var elapsed = Math.Max(1, Stopwatch.GetTimestamp() - startTimestamp);
         lock (_latency)
         {
             _latency.RecordValue(elapsed);
+            if (headersTimestamp > 0)
+            {
+                _firstByte.RecordValue(Math.Max(1, headersTimestamp - startTimestamp));
+            }
         }
 
         Interlocked.Add(ref _bytes, bytes);
@@ -39,6 +45,7 @@ public sealed class ModeStats(string mode)
         lock (_latency)
         {
             _latency.Add(other._latency);
+            _firstByte.Add(other._firstByte);
         }
 
         Interlocked.Add(ref _errors, other.Errors);
@@ -50,6 +57,15 @@ public sealed class ModeStats(string mode)
         lock (_latency)
         {
             return _latency.TotalCount == 0 ? 0 : _latency.GetValueAtPercentile(percentile) / OutputScalingFactor.TimeStampToMilliseconds;
+        }
+    }
+
+    /// <summary>Time to the response headers (the first byte the client can act on), by percentile.</summary>
+    public double FirstBytePercentileMs(double percentile)
+    {
+        lock (_latency)
+        {
+            return _firstByte.TotalCount == 0 ? 0 : _firstByte.GetValueAtPercentile(percentile) / OutputScalingFactor.TimeStampToMilliseconds;
         }
     }
 

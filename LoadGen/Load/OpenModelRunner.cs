@@ -64,12 +64,14 @@ public sealed class OpenModelRunner(HttpClient client, Func<long, (string Mode, 
         await _slots.WaitAsync(cancellationToken);
         Interlocked.Increment(ref _inFlight);
         long bytes = 0;
+        long headers = 0;
         var ok = false;
         try
         {
             using (request)
             using (var response = await client.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cancellationToken))
             {
+                headers = Stopwatch.GetTimestamp();
                 await using var body = await response.Content.ReadAsStreamAsync(cancellationToken);
                 var buffer = new byte[64 * 1024];
                 int read;
@@ -90,7 +92,7 @@ public sealed class OpenModelRunner(HttpClient client, Func<long, (string Mode, 
             _slots.Release();
         }
 
-        stats.Record(intendedTimestamp, bytes, ok);
+        stats.Record(intendedTimestamp, bytes, ok, headers);
         _metrics?.Record(stats.Mode, Stopwatch.GetElapsedTime(intendedTimestamp), ok);
     }
 }

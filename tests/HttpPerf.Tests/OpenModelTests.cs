@@ -32,6 +32,16 @@ public sealed class OpenModelTests : IAsyncLifetime
         _server.MapGet("/delay/{ms:int}", async (int ms) => { await Task.Delay(ms); return Results.Ok(); });
         // 50 ms of work once the gate is open: 40 requests at concurrency 2 take about a second.
         _server.MapGet("/gated", async () => { await _gate.Task; await Task.Delay(50); return Results.Ok(); });
+        // Headers (and a first chunk) after about 100 ms, the rest of the body about 300 ms later.
+        _server.MapGet("/slow-body", async (HttpContext context) =>
+        {
+            await Task.Delay(100);
+            await context.Response.StartAsync();
+            await context.Response.WriteAsync("[");
+            await context.Response.Body.FlushAsync();
+            await Task.Delay(300);
+            await context.Response.WriteAsync("]");
+        });
         await _server.StartAsync();
         var address = _server.Services.GetRequiredService<IServer>().Features.GetRequiredFeature<IServerAddressesFeature>().Addresses.First();
         _client = new HttpClient { BaseAddress = new Uri(address) };
@@ -54,6 +64,16 @@ public sealed class OpenModelTests : IAsyncLifetime
         Assert.InRange(stats.Count, 35, 45);
         Assert.Equal(0, stats.Errors);
         Assert.InRange(stats.PercentileMs(50), 100, 400);
+    }
+
+    [Fact]
+    public async Task Time_to_first_byte_is_measured_apart_from_the_whole_response()
+    {
+        var stats = (await LoadRunner.RunAsync(_client, "/slow-body", ["optimized"], requests: 4, concurrency: 2, Cancel))[0];
+
+        Assert.Equal(0, stats.Errors);
+        Assert.InRange(stats.FirstBytePercentileMs(50), 100, 300);
+        Assert.InRange(stats.PercentileMs(50), 400, 900);
     }
 
     [Fact]
