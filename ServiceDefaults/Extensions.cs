@@ -22,6 +22,7 @@ public static class Extensions
     public const string HealthPath = "/health";
     public const string AlivePath = "/alive";
     public const string FlagsPath = "/flags";
+    public const string RuntimePath = "/runtime";
 
     public static TBuilder AddServiceDefaults<TBuilder>(this TBuilder builder) where TBuilder : IHostApplicationBuilder
     {
@@ -107,6 +108,12 @@ public static class Extensions
         app.MapGet(FlagsPath, (RequestVariants variants) => TypedResults.Ok(variants.Resolved))
             .WithTags("Flags")
             .WithSummary("The variant each pitfall flag of this service resolves to now.");
+
+        // Counters a benchmark reads before and after a run to charge allocations and CPU to each service.
+        // Not routed by the Gateway; only callers that reach the service itself see it.
+        app.MapGet(RuntimePath, () => TypedResults.Ok(RuntimeCounters.Read()))
+            .WithTags("Diagnostics")
+            .WithSummary("Bytes allocated, GC counts, CPU time and working set of this process so far.");
         return app;
     }
 

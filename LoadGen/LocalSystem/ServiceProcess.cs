@@ -123,6 +123,13 @@ public sealed partial class ServiceProcess : IAsyncDisposable
         }
     }
 
+    /// <summary>The service's own runtime counters (<c>GET /runtime</c>): allocations, GCs, CPU time.</summary>
+    public async Task<HttpPerf.ServiceDefaults.RuntimeCounters> ReadRuntimeCountersAsync(CancellationToken cancellationToken = default)
+    {
+        using var client = new HttpClient { BaseAddress = BaseAddress };
+        return (await System.Net.Http.Json.HttpClientJsonExtensions.GetFromJsonAsync<HttpPerf.ServiceDefaults.RuntimeCounters>(client, "/runtime", cancellationToken))!;
+    }
+
     /// <summary>Current resident set size in bytes (0 once the process has exited).</summary>
     public long WorkingSet()
     {

@@ -48,3 +48,26 @@ public sealed class LifecycleTests
         }
     }
 }
+
+/// <summary>Each service's own runtime counters, which a benchmark reads before and after a run.</summary>
+[Collection(SmallSystemCollection.Name)]
+public sealed class RuntimeCountersTests(SmallSystemFixture fixture)
+{
+    [Fact]
+    public async Task A_naive_catalog_request_shows_as_allocations_in_the_catalog()
+    {
+        var before = await fixture.System.Catalog.ReadRuntimeCountersAsync(TestContext.Current.CancellationToken);
+
+        var answer = await Http.GetAsync(fixture.Gateway, "/api/catalog/products", "naive");
+
+        var after = await fixture.System.Catalog.ReadRuntimeCountersAsync(TestContext.Current.CancellationToken);
+        Assert.Equal(200, answer.Status);
+        // The naive writer materializes every product and serializes through a buffer: at least the body's size.
+        // (Background work, such as exporting telemetry, only adds to the difference.)
+        Assert.True(after.AllocatedBytes - before.AllocatedBytes >= answer.Body.Length,
+            $"catalog allocated {after.AllocatedBytes - before.AllocatedBytes} bytes for a {answer.Body.Length}-byte body");
+        Assert.True(after.CpuSeconds >= before.CpuSeconds);
+        Assert.True(after.Gen0Collections >= before.Gen0Collections);
+        Assert.True(after.WorkingSetBytes > 0);
+    }
+}
