@@ -36,30 +36,8 @@ public static class LoadRunner
                 var (key, request) = nextRequest(i);
                 var keyStats = stats.GetOrAdd(key, k => new ModeStats(k));
                 var started = Stopwatch.GetTimestamp();
-                long bytes = 0;
-                long headers = 0;
-                var ok = false;
-                try
-                {
-                    using (request)
-                    using (var response = await client.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cancellationToken))
-                    {
-                        headers = Stopwatch.GetTimestamp();
-                        await using var body = await response.Content.ReadAsStreamAsync(cancellationToken);
-                        int read;
-                        while ((read = await body.ReadAsync(buffer, cancellationToken)) > 0)
-                        {
-                            bytes += read;
-                        }
-
-                        ok = response.IsSuccessStatusCode;
-                    }
-                }
-                catch (Exception exception) when (exception is HttpRequestException or IOException)
-                {
-                }
-
-                keyStats.Record(started, bytes, ok, headers);
+                var outcome = await Exchange.SendAsync(client, request, buffer, cancellationToken);
+                keyStats.Record(started, outcome.Bytes, outcome.Ok, outcome.HeadersTimestamp);
             }
         });
         await Task.WhenAll(workers);

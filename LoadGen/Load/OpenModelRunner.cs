@@ -63,28 +63,10 @@ public sealed class OpenModelRunner(HttpClient client, Func<long, (string Mode, 
     {
         await _slots.WaitAsync(cancellationToken);
         Interlocked.Increment(ref _inFlight);
-        long bytes = 0;
-        long headers = 0;
-        var ok = false;
+        Exchange.Outcome outcome;
         try
         {
-            using (request)
-            using (var response = await client.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cancellationToken))
-            {
-                headers = Stopwatch.GetTimestamp();
-                await using var body = await response.Content.ReadAsStreamAsync(cancellationToken);
-                var buffer = new byte[64 * 1024];
-                int read;
-                while ((read = await body.ReadAsync(buffer, cancellationToken)) > 0)
-                {
-                    bytes += read;
-                }
-
-                ok = response.IsSuccessStatusCode;
-            }
-        }
-        catch (Exception exception) when (exception is HttpRequestException or IOException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
-        {
+            outcome = await Exchange.SendAsync(client, request, new byte[64 * 1024], cancellationToken);
         }
         finally
         {
@@ -92,8 +74,8 @@ public sealed class OpenModelRunner(HttpClient client, Func<long, (string Mode, 
             _slots.Release();
         }
 
-        stats.Record(intendedTimestamp, bytes, ok, headers);
-        _metrics?.Record(stats.Mode, Stopwatch.GetElapsedTime(intendedTimestamp), ok);
+        stats.Record(intendedTimestamp, outcome.Bytes, outcome.Ok, outcome.HeadersTimestamp);
+        _metrics?.Record(stats.Mode, Stopwatch.GetElapsedTime(intendedTimestamp), outcome.Ok);
     }
 }
 
