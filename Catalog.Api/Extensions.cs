@@ -11,6 +11,7 @@ public static class CatalogServiceExtensions
         builder.Services.Configure<CatalogOptions>(builder.Configuration.GetSection(CatalogOptions.Section));
         builder.Services.AddSingleton<CatalogStore>();
         builder.Services.AddHostedService<CatalogSeeder>();
+        builder.Services.AddSingleton<CatalogBaseline>();
 
         // The naive writer runs MVC's output formatters, exactly as a controller returning Ok(list) would.
         builder.Services.AddMvcCore().AddNewtonsoftJson();

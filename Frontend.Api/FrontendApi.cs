@@ -13,9 +13,25 @@ public static class FrontendApi
             .Produces<IEnumerable<ProductView>>(contentType: "application/json")
             .ProducesProblem(StatusCodes.Status502BadGateway);
 
+        if (app.ServiceProvider.GetRequiredService<IConfiguration>().GetValue<bool>("Frontend:EnableBaseline"))
+        {
+            app.MapGet("/products/baseline", RelayBaseline)
+                .WithTags("Products")
+                .WithSummary("Catalog.Api's in-memory bytes relayed without parsing: the benchmark's limit for the hop.");
+        }
+
         return app;
     }
 
     public static Task GetProducts(IProductListWriter writer, HttpContext context, CancellationToken cancellationToken) =>
         writer.WriteProductsAsync(context, cancellationToken);
+
+    /// <summary>The least a hop can do: copy the Catalog's bytes to the caller as they arrive.</summary>
+    public static async Task RelayBaseline(ICatalogApi catalog, HttpContext context, CancellationToken cancellationToken)
+    {
+        using var response = await catalog.GetBaselineResponseAsync(cancellationToken);
+        response.EnsureSuccessStatusCode();
+        context.Response.ContentType = "application/json";
+        await response.Content.CopyToAsync(context.Response.Body, cancellationToken);
+    }
 }

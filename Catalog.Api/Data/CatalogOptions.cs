@@ -9,4 +9,7 @@ public sealed class CatalogOptions
 
     /// <summary>Where the SQLite file lives, relative to the content root unless absolute.</summary>
     public string DataDirectory { get; set; } = "App_Data";
+
+    /// <summary>Adds <c>GET /catalog/products/baseline</c>, the benchmark's limit; off by default.</summary>
+    public bool EnableBaseline { get; set; }
 }

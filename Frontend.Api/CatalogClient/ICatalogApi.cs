@@ -12,6 +12,10 @@ public interface ICatalogApi
     /// <summary>Refit sends with ResponseHeadersRead and deserializes the array element by element.</summary>
     [Get("/catalog/products")]
     IAsyncEnumerable<CatalogProduct> StreamProductsAsync(CancellationToken cancellationToken);
+
+    /// <summary>The catalog's bytes from memory (benchmark only), read as a stream and relayed untouched.</summary>
+    [Get("/catalog/products/baseline")]
+    Task<HttpResponseMessage> GetBaselineResponseAsync(CancellationToken cancellationToken);
 }
 
 /// <summary>A product as Catalog.Api serves it.</summary>

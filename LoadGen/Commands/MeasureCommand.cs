@@ -27,7 +27,7 @@ public static class MeasureCommand
             foreach (var mode in new[] { "optimized", "naive" })
             {
                 await LoadRunner.RunAsync(client, parse.GetValue(path)!, [mode], requests: 2, concurrency: 1, cancellationToken);
-                var sampler = new WorkingSetSampler(system.Services);
+                var sampler = new ResourceSampler(system.Services);
                 var stats = await LoadRunner.RunAsync(client, parse.GetValue(path)!, [mode], parse.GetValue(requests), parse.GetValue(concurrency), cancellationToken);
                 phases.Add((stats[0], await sampler.StopAsync()));
             }

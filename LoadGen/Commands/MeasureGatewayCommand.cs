@@ -58,7 +58,7 @@ public static class MeasureGatewayCommand
             {
                 await FlagsFile.WriteAsync(system.FlagsFile, new Dictionary<string, string> { [Pitfalls.GatewayBuffering] = mode }, cancellationToken);
                 await Task.Delay(TimeSpan.FromSeconds(2), cancellationToken);
-                var sampler = new WorkingSetSampler(system.Services);
+                var sampler = new ResourceSampler(system.Services);
                 var stats = await LoadRunner.RunAsync(viaGateway, "/api/products", [LoadRunner.FlagsFile], count, parallel, cancellationToken);
                 var peaks = await sampler.StopAsync();
                 peaksByMode[mode] = peaks["Gateway"];

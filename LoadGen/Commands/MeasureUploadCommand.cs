@@ -42,7 +42,7 @@ public static class MeasureUploadCommand
             {
                 await SetUploadFlagsAsync(system, mode, cancellationToken);
                 await UploadAsync(client, path, 1024 * 1024, cancellationToken);
-                var sampler = new WorkingSetSampler([system.Uploads, system.Gateway]);
+                var sampler = new ResourceSampler([system.Uploads, system.Gateway]);
                 var seconds = new List<double>();
                 for (var i = 0; i < count; i++)
                 {
@@ -69,7 +69,7 @@ public static class MeasureUploadCommand
                 await SetUploadFlagsAsync(system, mode, cancellationToken);
                 foreach (var buffer in ReadBuffers)
                 {
-                    var sampler = new WorkingSetSampler([system.Uploads]);
+                    var sampler = new ResourceSampler([system.Uploads]);
                     var stats = await LoadRunner.RunAsync(client, $"/api/uploads/{storedId}", [LoadRunner.FlagsFile], count, 1, cancellationToken, buffer);
                     var peaks = await sampler.StopAsync();
                     Console.WriteLine(Invariant($"| {mode} | {buffer / 1024} KB | {size / 1048576.0 / (stats[0].PercentileMs(50) / 1000):F0} | {peaks["Uploads.Api"] / 1048576.0:F0} |"));

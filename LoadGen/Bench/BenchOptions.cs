@@ -1,0 +1,29 @@
+namespace LoadGen.Bench;
+
+/// <summary>What <c>bench</c> runs. The defaults are the sizes the project's targets are stated at.</summary>
+public sealed record BenchOptions
+{
+    /// <summary>Products the Catalog seeds; null keeps the service default (about 25 MB of JSON).</summary>
+    public int? ProductCount { get; init; }
+
+    /// <summary>Requests one at a time, per mode, for the latency figures.</summary>
+    public int Requests { get; init; } = 10;
+
+    /// <summary>Fetches in flight for the memory and throughput figures.</summary>
+    public int Concurrency { get; init; } = 16;
+
+    /// <summary>Requests per mode at <see cref="Concurrency"/>.</summary>
+    public int ConcurrentRequests { get; init; } = 32;
+
+    /// <summary>Size of the uploaded (and downloaded) file in MiB.</summary>
+    public int UploadMiB { get; init; } = 100;
+
+    /// <summary>Uploads and downloads per mode.</summary>
+    public int UploadRequests { get; init; } = 3;
+
+    /// <summary>Where report.md, report.json and the charts go.</summary>
+    public required string OutputDirectory { get; init; }
+
+    /// <summary>Build configuration of the services it starts (Release for published numbers).</summary>
+    public string Configuration { get; init; } = LocalSystem.LocalSystem.CurrentConfiguration;
+}

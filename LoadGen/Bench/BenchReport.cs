@@ -1,0 +1,153 @@
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using System.Text.Json.Serialization;
+
+namespace LoadGen.Bench;
+
+/// <summary>
+/// Writes a run as report.md (tables: naive, optimized, their ratio, the baseline and the ratio to it),
+/// report.json (every figure) and the charts, into the output folder.
+/// </summary>
+public static class BenchReport
+{
+    public const string MarkdownFile = "report.md";
+    public const string JsonFile = "report.json";
+
+    private static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web)
+    {
+        WriteIndented = true,
+        Converters = { new JsonStringEnumConverter() },
+    };
+
+    private static readonly Dictionary<string, string> Titles = new()
+    {
+        ["products"] = "GET /api/products: Gateway → Frontend.Api → Catalog.Api (baseline: Catalog's bytes from memory, relayed unparsed)",
+        ["catalog"] = "GET /api/catalog/products: Gateway → Catalog.Api (baseline: the same bytes from memory)",
+        ["upload"] = "POST /api/uploads: Gateway → Uploads.Api (baseline: the raw sink, which reads and discards)",
+        ["download"] = "GET /api/uploads/{id}: Gateway → Uploads.Api",
+    };
+
+    public static async Task WriteAsync(BenchResult result, string command, CancellationToken cancellationToken = default)
+    {
+        var folder = Directory.CreateDirectory(result.Options.OutputDirectory).FullName;
+        await File.WriteAllTextAsync(Path.Combine(folder, JsonFile), JsonSerializer.Serialize(result, Json), cancellationToken);
+        var charts = BenchCharts.Write(result, folder);
+        await File.WriteAllTextAsync(Path.Combine(folder, MarkdownFile), Markdown(result, command, charts), cancellationToken);
+    }
+
+    public static BenchResult Read(string folder) =>
+        JsonSerializer.Deserialize<BenchResult>(File.ReadAllText(Path.Combine(folder, JsonFile)), Json)!;
+
+    public static string Markdown(BenchResult result, string command, IReadOnlyDictionary<(string Scenario, int Concurrency), IReadOnlyList<string>> charts)
+    {
+        var o = result.Options;
+        var md = new StringBuilder();
+        md.AppendLine("# Benchmark: naive vs optimized vs the static-bytes baseline");
+        md.AppendLine();
+        md.AppendLine(Invariant($"Made by `{command}` on {result.Machine.Os}, {result.Machine.Cores} cores, {result.Machine.Runtime}, services built in {result.Machine.Configuration}, {result.Machine.Started:yyyy-MM-dd HH:mm} UTC."));
+        md.AppendLine(Invariant($"Catalog: {(o.ProductCount is { } n ? $"{n:N0} products" : "the default 86,000 products (about 25 MB of JSON)")}; uploads of {o.UploadMiB} MiB."));
+        md.AppendLine();
+        md.AppendLine("Each mode ran on its own fresh processes (every flag set to that mode in the flags file, no header override), so a peak working set belongs to one mode only.");
+        md.AppendLine("Latency is from the client, HdrHistogram; CPU and allocations are each service's own counters (`GET /runtime`) over the phase, divided by its requests;");
+        md.AppendLine("temp-file bytes are the peak size of the service's `ASPNETCORE_TEMP` folder, sampled every 50 ms. One machine, one run: read the ratios.");
+        md.AppendLine();
+
+        md.AppendLine("## Targets");
+        md.AppendLine();
+        md.AppendLine("| target | ratio | measured | goal | met |");
+        md.AppendLine("|---|---|---:|---:|---|");
+        foreach (var t in result.Targets)
+        {
+            var met = t.Met switch { true => "yes", false => "**no**", null => "not measured" };
+            md.AppendLine(Invariant($"| {t.Target} | {t.Comparison} | {Number(t.Measured)} | {(t.AtMost ? "≤" : "≥")} {t.Goal} | {met} |"));
+        }
+
+        md.AppendLine();
+        md.AppendLine("## Summary");
+        md.AppendLine();
+        md.AppendLine("| scenario | in flight | p50 ms naive | p50 ms optimized | optimized / naive | p50 ms baseline | optimized / baseline | first byte optimized / naive | peak working set optimized / naive | MiB/s optimized / naive |");
+        md.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        foreach (var (scenario, concurrency) in Groups(result))
+        {
+            var (naive, optimized, baseline) = Modes(result, scenario, concurrency);
+            md.AppendLine(Invariant($"| {scenario} | {concurrency} | {Ms(naive?.P50Ms)} | {Ms(optimized?.P50Ms)} | {Ratio(optimized?.P50Ms, naive?.P50Ms)} | {Ms(baseline?.P50Ms)} | {Ratio(optimized?.P50Ms, baseline?.P50Ms)} | {Ratio(optimized?.FirstByteP50Ms, naive?.FirstByteP50Ms)} | {Ratio(SumWorkingSet(optimized), SumWorkingSet(naive))} | {Ratio(optimized?.MiBPerSecond, naive?.MiBPerSecond)} |"));
+        }
+
+        foreach (var (scenario, concurrency) in Groups(result))
+        {
+            var (naive, optimized, baseline) = Modes(result, scenario, concurrency);
+            var any = (optimized ?? naive ?? baseline)!;
+            md.AppendLine();
+            md.AppendLine(Invariant($"## {scenario}, {(concurrency == 1 ? "one request at a time" : $"{concurrency} in flight")}, {any.Requests} requests per mode"));
+            md.AppendLine();
+            md.AppendLine(Titles.GetValueOrDefault(scenario, scenario));
+            md.AppendLine();
+            md.AppendLine("| figure | naive | optimized | optimized / naive | baseline | optimized / baseline |");
+            md.AppendLine("|---|---:|---:|---:|---:|---:|");
+            void Row(string figure, Func<PhaseResult, double> value, Func<double?, string> format)
+            {
+                double? Of(PhaseResult? p) => p is null ? null : value(p);
+                md.AppendLine($"| {figure} | {format(Of(naive))} | {format(Of(optimized))} | {Ratio(Of(optimized), Of(naive))} | {format(Of(baseline))} | {Ratio(Of(optimized), Of(baseline))} |");
+            }
+
+            Row("errors", p => p.Errors, Count);
+            Row(any.RequestBytes > 0 ? "request body MB" : "response body MB", p => (p.RequestBytes > 0 ? p.RequestBytes : p.ResponseBytes) / 1e6, Number);
+            Row("p50 ms", p => p.P50Ms, Ms);
+            Row("p90 ms", p => p.P90Ms, Ms);
+            Row("p99 ms", p => p.P99Ms, Ms);
+            Row("first byte p50 ms", p => p.FirstByteP50Ms, Ms);
+            Row("throughput MiB/s", p => p.MiBPerSecond, Number);
+            Row("throughput requests/s", p => p.RequestsPerSecond, Number);
+            foreach (var service in any.Services.Keys)
+            {
+                Row($"{service} peak working set MB", p => p.Services[service].PeakWorkingSetBytes / 1e6, Number);
+                Row($"{service} allocated MB per request", p => p.Services[service].AllocatedBytesPerRequest / 1e6, Number);
+                Row($"{service} CPU ms per request", p => p.Services[service].CpuMsPerRequest, Ms);
+                Row($"{service} peak temp-file MB", p => p.Services[service].PeakTempBytes / 1e6, Number);
+            }
+
+            if (charts.TryGetValue((scenario, concurrency), out var files))
+            {
+                md.AppendLine();
+                md.AppendLine(string.Join(" ", files.Select(f => $"![{Path.GetFileNameWithoutExtension(f)}]({f})")));
+            }
+        }
+
+        return md.ToString();
+    }
+
+    internal static IEnumerable<(string Scenario, int Concurrency)> Groups(BenchResult result) =>
+        result.Phases.Select(p => (p.Scenario, p.Concurrency)).Distinct();
+
+    internal static (PhaseResult? Naive, PhaseResult? Optimized, PhaseResult? Baseline) Modes(BenchResult result, string scenario, int concurrency)
+    {
+        PhaseResult? Of(string mode) => result.Phases.FirstOrDefault(p => p.Scenario == scenario && p.Concurrency == concurrency && p.Mode == mode);
+        return (Of(BenchRunner.Naive), Of(BenchRunner.Optimized), Of(BenchRunner.Baseline));
+    }
+
+    private static double? SumWorkingSet(PhaseResult? phase) => phase?.Services.Values.Sum(s => (double)s.PeakWorkingSetBytes);
+
+    private static string Ratio(double? top, double? bottom) =>
+        top is { } t && bottom is { } b && b > 0 ? Invariant($"{t / b:0.00}") : "–";
+
+    private static string Ms(double? value) => value switch
+    {
+        null => "–",
+        >= 100 => Invariant($"{value:N0}"),
+        _ => Invariant($"{value:0.0}"),
+    };
+
+    private static string Number(double? value) => value switch
+    {
+        null => "–",
+        double v when !double.IsFinite(v) => "–",
+        >= 100 => Invariant($"{value:N0}"),
+        >= 1 => Invariant($"{value:0.0}"),
+        _ => Invariant($"{value:0.00}"),
+    };
+
+    private static string Count(double? value) => value is { } v ? Invariant($"{v:N0}") : "–";
+
+    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
+}
