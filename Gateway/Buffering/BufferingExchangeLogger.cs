@@ -1,5 +1,7 @@
 using System.Diagnostics;
 using System.Text;
+using Microsoft.AspNetCore.Http.Features;
+using Yarp.ReverseProxy.Model;
 
 namespace Gateway.Buffering;
 
@@ -18,6 +20,14 @@ public sealed partial class BufferingExchangeLogger(ILogger<BufferingExchangeLog
     public async Task InvokeAsync(HttpContext context, RequestDelegate next)
     {
         var started = Stopwatch.GetTimestamp();
+        // YARP applies the route's MaxRequestBodySize after this middleware, so reading the body here would
+        // meet Kestrel's 30 MB default first and cut a large upload with a 413. Teams that hit it add this.
+        if (context.GetReverseProxyFeature().Route.Config.MaxRequestBodySize is { } limit
+            && context.Features.Get<IHttpMaxRequestBodySizeFeature>() is { IsReadOnly: false } bodySize)
+        {
+            bodySize.MaxRequestBodySize = limit == -1 ? null : limit;
+        }
+
         context.Request.EnableBuffering();
         var (requestBytes, requestStart) = await ReadAllAsync(context.Request.Body, context.RequestAborted);
         context.Request.Body.Position = 0;

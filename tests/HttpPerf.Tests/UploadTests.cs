@@ -64,6 +64,22 @@ public sealed class UploadTests(SmallSystemFixture fixture)
         await AssertNothingLeftBehindAsync();
     }
 
+    [Theory]
+    [MemberData(nameof(Modes))]
+    public async Task A_body_over_Kestrels_30_MB_default_passes_the_Gateway_in_both_modes(string mode)
+    {
+        // The naive Gateway reads the whole body before YARP applies the route's limit: it must apply it itself.
+        const long size = 32L * 1024 * 1024;
+        using var request = new HttpRequestMessage(HttpMethod.Post, "/api/uploads/sink") { Content = LoadGen.Load.SyntheticFileContent.Create(size) };
+        request.Headers.Add(Http.ModeHeader, mode);
+
+        using var response = await fixture.Gateway.SendAsync(request, Cancel);
+
+        Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        Assert.InRange(await response.Content.ReadFromJsonAsync<long>(Cancel), size, size + 1024);
+        Assert.Equal($"Gateway.Buffering={mode}", string.Join(", ", response.Headers.GetValues("X-Perf-Variants")));
+    }
+
     public static TheoryData<string, string, int> BadUploads()
     {
         var data = new TheoryData<string, string, int>();

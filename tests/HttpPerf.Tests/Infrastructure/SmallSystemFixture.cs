@@ -32,6 +32,7 @@ public sealed class SmallSystemFixture : IAsyncLifetime
             {
                 ["Uploads__MaxFileBytes"] = MaxFileBytes.ToString(CultureInfo.InvariantCulture),
                 ["Uploads__MaxFilesPerRequest"] = MaxFilesPerRequest.ToString(CultureInfo.InvariantCulture),
+                ["Uploads__EnableSink"] = "true",
             },
         }, TestContext.Current.CancellationToken);
         Gateway = new HttpClient { BaseAddress = System.Gateway.BaseAddress };
