@@ -9,7 +9,7 @@ public sealed record RuntimeCounters(long AllocatedBytes, int Gen0Collections, i
     {
         using var process = Process.GetCurrentProcess();
         return new RuntimeCounters(
-            GC.GetTotalAllocatedBytes(precise: false),
+            GC.GetTotalAllocatedBytes(precise: true),
             GC.CollectionCount(0),
             GC.CollectionCount(1),
             GC.CollectionCount(2),

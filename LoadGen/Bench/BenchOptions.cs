@@ -19,7 +19,7 @@ public sealed record BenchOptions
     public int UploadMiB { get; init; } = 100;
 
     /// <summary>Uploads and downloads per mode.</summary>
-    public int UploadRequests { get; init; } = 3;
+    public int UploadRequests { get; init; } = 5;
 
     /// <summary>Where report.md, report.json and the charts go.</summary>
     public required string OutputDirectory { get; init; }

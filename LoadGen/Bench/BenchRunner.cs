@@ -9,9 +9,9 @@ using LoadGen.LocalSystem;
 namespace LoadGen.Bench;
 
 /// <summary>
-/// The project's benchmark: for each mode, a fresh set of the four services as separate processes on
-/// loopback (the AppHost's configuration contract) with every flag set to that mode in the flags file,
-/// then each scenario in turn, measuring latency on the client and each service's working set, CPU,
+/// The project's benchmark: for each mode and scenario, a fresh set of the four services as separate
+/// processes on loopback (the AppHost's configuration contract) with every flag set to that mode in the
+/// flags file, measuring latency on the client and each service's working set, CPU,
 /// allocations and temp-file bytes. "baseline" is the limit: optimized flags, and each scenario's
 /// cheapest equivalent (the same bytes from memory through the same hops; the upload sink).
 /// </summary>
@@ -26,7 +26,7 @@ public static class BenchRunner
     private static readonly double[] Percentiles = [0, 50, 75, 90, 95, 99, 99.9];
 
     /// <summary>What a scenario sends in a mode; null when the mode has no equivalent (no download baseline).</summary>
-    private sealed record Step(string Scenario, string[] Services, int Concurrency, int Requests, long RequestBytes, Func<HttpRequestMessage>? Optimized, Func<HttpRequestMessage>? Baseline);
+    private sealed record Step(string Scenario, string[] Services, int Concurrency, int Requests, long RequestBytes, Func<string?, HttpRequestMessage>? Optimized, Func<string?, HttpRequestMessage>? Baseline);
 
     public static async Task<BenchResult> RunAsync(BenchOptions options, Action<string>? progress = null, CancellationToken cancellationToken = default)
     {
@@ -53,34 +53,16 @@ public static class BenchRunner
     {
         var flagsMode = mode == Baseline ? Optimized : mode;
         await FlagsFile.WriteAsync(Path.Combine(work, "flags.json"), Pitfalls.All.ToDictionary(p => p.Flag, _ => flagsMode), cancellationToken);
-        var environment = new Dictionary<string, string>
-        {
-            ["Uploads__EnableSink"] = "true",
-            ["Catalog__EnableBaseline"] = "true",
-            ["Frontend__EnableBaseline"] = "true",
-        };
-        var uploads = Path.Combine(work, "uploads");
-        if (Directory.Exists(uploads))
-        {
-            Directory.Delete(uploads, recursive: true); // the previous mode's files
-        }
-
-        progress($"{mode}: starting the services ({options.Configuration})");
-        await using var system = await LocalSystem.LocalSystem.StartAsync(
-            new LocalSystemOptions { ProductCount = options.ProductCount, WorkDirectory = work, Configuration = options.Configuration, Environment = environment },
-            cancellationToken);
-        using var client = new HttpClient { BaseAddress = system.Gateway.BaseAddress, Timeout = TimeSpan.FromMinutes(10) };
-
         var uploadBytes = options.UploadMiB * 1_048_576L;
-        var downloadId = mode == Baseline ? null : await UploadAsync(client, "/api/uploads", uploadBytes, cancellationToken);
+        string[] products = ["Gateway", "Frontend.Api", "Catalog.Api"], catalog = ["Gateway", "Catalog.Api"], uploads = ["Gateway", "Uploads.Api"];
         Step[] steps =
         [
-            new("products", ["Gateway", "Frontend.Api", "Catalog.Api"], 1, options.Requests, 0, () => Get("/api/products"), () => Get("/api/products/baseline")),
-            new("products", ["Gateway", "Frontend.Api", "Catalog.Api"], options.Concurrency, options.ConcurrentRequests, 0, () => Get("/api/products"), () => Get("/api/products/baseline")),
-            new("catalog", ["Gateway", "Catalog.Api"], 1, options.Requests, 0, () => Get("/api/catalog/products"), () => Get("/api/catalog/products/baseline")),
-            new("catalog", ["Gateway", "Catalog.Api"], options.Concurrency, options.ConcurrentRequests, 0, () => Get("/api/catalog/products"), () => Get("/api/catalog/products/baseline")),
-            new("upload", ["Gateway", "Uploads.Api"], 1, options.UploadRequests, uploadBytes, () => Post("/api/uploads", uploadBytes), () => Post("/api/uploads/sink", uploadBytes)),
-            new("download", ["Gateway", "Uploads.Api"], 1, options.UploadRequests, 0, () => Get($"/api/uploads/{downloadId}"), null),
+            new("products", products, 1, options.Requests, 0, _ => Get("/api/products"), _ => Get("/api/products/baseline")),
+            new("products", products, options.Concurrency, options.ConcurrentRequests, 0, _ => Get("/api/products"), _ => Get("/api/products/baseline")),
+            new("catalog", catalog, 1, options.Requests, 0, _ => Get("/api/catalog/products"), _ => Get("/api/catalog/products/baseline")),
+            new("catalog", catalog, options.Concurrency, options.ConcurrentRequests, 0, _ => Get("/api/catalog/products"), _ => Get("/api/catalog/products/baseline")),
+            new("upload", uploads, 1, options.UploadRequests, uploadBytes, _ => Post("/api/uploads", uploadBytes), _ => Post("/api/uploads/sink", uploadBytes)),
+            new("download", uploads, 1, options.UploadRequests, 0, id => Get($"/api/uploads/{id}"), null),
         ];
 
         var results = new List<PhaseResult>();
@@ -92,22 +74,42 @@ public static class BenchRunner
                 continue;
             }
 
+            // Fresh processes for every phase: a peak working set belongs to this phase alone.
             progress($"{mode}: {step.Scenario}, {step.Requests} requests, {step.Concurrency} in flight");
+            await using var system = await StartAsync(options, work, cancellationToken);
+            using var client = new HttpClient { BaseAddress = system.Gateway.BaseAddress, Timeout = TimeSpan.FromMinutes(10) };
+            var downloadId = step.Scenario == "download" ? await UploadAsync(client, uploadBytes, cancellationToken) : null;
             var services = system.Services.Where(s => step.Services.Contains(s.Name)).ToList();
-            results.Add(await MeasureAsync(system, client, step, mode, services, request, cancellationToken));
+            results.Add(await MeasureAsync(system, client, step, mode, services, () => request(downloadId), cancellationToken));
         }
 
         return results;
+    }
+
+    private static Task<LocalSystem.LocalSystem> StartAsync(BenchOptions options, string work, CancellationToken cancellationToken)
+    {
+        var uploads = Path.Combine(work, "uploads");
+        if (Directory.Exists(uploads))
+        {
+            Directory.Delete(uploads, recursive: true); // the previous phase's files
+        }
+
+        var environment = new Dictionary<string, string>
+        {
+            ["Uploads__EnableSink"] = "true",
+            ["Catalog__EnableBaseline"] = "true",
+            ["Frontend__EnableBaseline"] = "true",
+        };
+        return LocalSystem.LocalSystem.StartAsync(
+            new LocalSystemOptions { ProductCount = options.ProductCount, WorkDirectory = work, Configuration = options.Configuration, Environment = environment },
+            cancellationToken);
     }
 
     private static async Task<PhaseResult> MeasureAsync(
         LocalSystem.LocalSystem system, HttpClient client, Step step, string mode, IReadOnlyList<ServiceProcess> services, Func<HttpRequestMessage> request, CancellationToken cancellationToken)
     {
         // Warm-up (JIT, connection pools, the baseline's cached bytes), one request at a time, not measured.
-        if (step.Concurrency == 1)
-        {
-            await LoadRunner.RunAsync(client, _ => (mode, request()), requests: 2, concurrency: 1, cancellationToken);
-        }
+        await LoadRunner.RunAsync(client, _ => (mode, request()), requests: 2, concurrency: 1, cancellationToken);
 
         var before = await ReadCountersAsync(services, cancellationToken);
         var sampler = new ResourceSampler(services, s => system.TempDirectory(s.Name));
@@ -146,9 +148,9 @@ public static class BenchRunner
 
     private static HttpRequestMessage Post(string path, long bytes) => new(HttpMethod.Post, path) { Content = SyntheticFileContent.Create(bytes) };
 
-    private static async Task<string> UploadAsync(HttpClient client, string path, long bytes, CancellationToken cancellationToken)
+    private static async Task<string> UploadAsync(HttpClient client, long bytes, CancellationToken cancellationToken)
     {
-        using var response = await client.SendAsync(Post(path, bytes), cancellationToken);
+        using var response = await client.SendAsync(Post("/api/uploads", bytes), cancellationToken);
         response.EnsureSuccessStatusCode();
         return (await response.Content.ReadFromJsonAsync<List<Receipt>>(cancellationToken))![0].Id;
     }

@@ -17,7 +17,7 @@ public static class BenchCommand
         var concurrency = Positive("--concurrency", "Fetches in flight for memory and throughput.", 16);
         var concurrentRequests = Positive("--concurrent-requests", "Requests per mode at --concurrency.", 32);
         var uploadMb = Positive("--upload-mb", "Upload and download size in MiB.", 100);
-        var uploads = Positive("--uploads", "Uploads and downloads per mode.", 3);
+        var uploads = Positive("--uploads", "Uploads and downloads per mode.", 5);
         products.Validators.Add(result =>
         {
             if (result.GetValueOrDefault<int?>() is < 1)
