@@ -59,10 +59,10 @@ public sealed class LocalSystem : IAsyncDisposable
         }
     }
 
-    /// <summary>Starts Catalog.Api again after a stop or a kill, on a new port; Frontend and Gateway keep theirs.</summary>
-    public async Task<ServiceProcess> StartCatalogAsync(LocalSystemOptions options, CancellationToken cancellationToken = default)
+    /// <summary>Starts Catalog.Api; after a stop or a kill, <paramref name="address"/> brings it back where Frontend and Gateway look for it.</summary>
+    public async Task<ServiceProcess> StartCatalogAsync(LocalSystemOptions options, Uri? address = null, CancellationToken cancellationToken = default)
     {
-        var catalog = ServiceEnvironment(options);
+        var catalog = ServiceEnvironment(options, address);
         catalog["Catalog__DataDirectory"] = CatalogDataDirectory;
         if (options.ProductCount is { } count)
         {
@@ -71,6 +71,15 @@ public sealed class LocalSystem : IAsyncDisposable
 
         Catalog = await StartAsync("Catalog.Api", catalog, options, cancellationToken);
         return Catalog;
+    }
+
+    /// <summary>Starts Uploads.Api; after a stop or a kill, <paramref name="address"/> brings it back where the Gateway looks for it.</summary>
+    public async Task<ServiceProcess> StartUploadsAsync(LocalSystemOptions options, Uri? address = null, CancellationToken cancellationToken = default)
+    {
+        var uploads = ServiceEnvironment(options, address);
+        uploads["Uploads__DataDirectory"] = UploadsDataDirectory;
+        Uploads = await StartAsync("Uploads.Api", uploads, options, cancellationToken);
+        return Uploads;
     }
 
     public async ValueTask DisposeAsync()
@@ -95,13 +104,9 @@ public sealed class LocalSystem : IAsyncDisposable
 
     private async Task StartServicesAsync(LocalSystemOptions options, CancellationToken cancellationToken)
     {
-        var uploads = ServiceEnvironment(options);
-        uploads["Uploads__DataDirectory"] = UploadsDataDirectory;
-
         // Leaves first, so each caller starts knowing where its dependencies listen.
-        var catalogTask = StartCatalogAsync(options, cancellationToken);
-        var uploadsTask = StartAsync("Uploads.Api", uploads, options, cancellationToken);
-        Uploads = await uploadsTask;
+        var catalogTask = StartCatalogAsync(options, cancellationToken: cancellationToken);
+        await StartUploadsAsync(options, cancellationToken: cancellationToken);
         await catalogTask;
 
         var frontend = ServiceEnvironment(options);
@@ -120,12 +125,17 @@ public sealed class LocalSystem : IAsyncDisposable
         Gateway = await StartAsync("Gateway", gateway, options, cancellationToken);
     }
 
-    private Dictionary<string, string> ServiceEnvironment(LocalSystemOptions options)
+    private Dictionary<string, string> ServiceEnvironment(LocalSystemOptions options, Uri? address = null)
     {
         var environment = new Dictionary<string, string>(options.Environment)
         {
             ["FeatureFlags__File"] = FlagsFile,
         };
+        if (address is not null)
+        {
+            environment["ASPNETCORE_URLS"] = address.GetLeftPart(UriPartial.Authority);
+        }
+
         return environment;
     }
 
