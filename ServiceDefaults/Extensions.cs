@@ -96,6 +96,7 @@ public static class Extensions
     /// </summary>
     public static WebApplication UseServiceDefaults(this WebApplication app)
     {
+        RuntimeCounters.UseActiveRequestCount(app);
         app.UseExceptionHandler(new ExceptionHandlerOptions { StatusCodeSelector = StatusCodeFor });
         app.UseStatusCodePages();
         app.UsePerfVariants();
@@ -113,7 +114,7 @@ public static class Extensions
         // Not routed by the Gateway; only callers that reach the service itself see it.
         app.MapGet(RuntimePath, () => TypedResults.Ok(RuntimeCounters.Read()))
             .WithTags("Diagnostics")
-            .WithSummary("Bytes allocated, GC counts, CPU time and working set of this process so far.");
+            .WithSummary("Bytes allocated, GC counts, CPU time and working set of this process so far, and the requests in its pipeline now.");
         return app;
     }
 

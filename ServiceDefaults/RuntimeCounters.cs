@@ -1,10 +1,17 @@
 using System.Diagnostics;
+using Microsoft.AspNetCore.Builder;
 
 namespace HttpPerf.ServiceDefaults;
 
-/// <summary>A process's runtime counters since it started, for before/after comparisons.</summary>
-public sealed record RuntimeCounters(long AllocatedBytes, int Gen0Collections, int Gen1Collections, int Gen2Collections, double CpuSeconds, long WorkingSetBytes)
+/// <summary>
+/// A process's runtime counters since it started, for before/after comparisons. <see cref="ActiveRequests"/>
+/// counts requests still inside the pipeline, the <c>/runtime</c> call itself included: a request stuck
+/// after its client left never leaves it.
+/// </summary>
+public sealed record RuntimeCounters(long AllocatedBytes, int Gen0Collections, int Gen1Collections, int Gen2Collections, double CpuSeconds, long WorkingSetBytes, long ActiveRequests)
 {
+    private static long s_active;
+
     public static RuntimeCounters Read()
     {
         using var process = Process.GetCurrentProcess();
@@ -14,6 +21,21 @@ public sealed record RuntimeCounters(long AllocatedBytes, int Gen0Collections, i
             GC.CollectionCount(1),
             GC.CollectionCount(2),
             process.TotalProcessorTime.TotalSeconds,
-            process.WorkingSet64);
+            process.WorkingSet64,
+            Interlocked.Read(ref s_active));
     }
+
+    /// <summary>Counts every request from here to the end of the pipeline, however it ends.</summary>
+    internal static IApplicationBuilder UseActiveRequestCount(IApplicationBuilder app) => app.Use(async (context, next) =>
+    {
+        Interlocked.Increment(ref s_active);
+        try
+        {
+            await next(context);
+        }
+        finally
+        {
+            Interlocked.Decrement(ref s_active);
+        }
+    });
 }

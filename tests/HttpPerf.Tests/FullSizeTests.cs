@@ -1,16 +1,15 @@
 using HttpPerf.Tests.Infrastructure;
-using LoadGen.LocalSystem;
 
 namespace HttpPerf.Tests;
 
-/// <summary>Once, at the default catalog size (about 25 MB): both modes deliver the same products.</summary>
-public sealed class FullSizeTests
+/// <summary>At the default catalog size (about 25 MB): both modes deliver the same products.</summary>
+[Collection(FullSizeCollection.Name)]
+public sealed class FullSizeTests(FullSizeSystemFixture fixture)
 {
     [Fact]
     public async Task Both_modes_deliver_the_full_catalog_item_by_item()
     {
-        await using var system = await LocalSystem.StartAsync(new LocalSystemOptions(), TestContext.Current.CancellationToken);
-        using var gateway = new HttpClient { BaseAddress = system.Gateway.BaseAddress };
+        var gateway = fixture.Gateway;
 
         var (naiveCatalog, optimizedCatalog) = await Http.GetInBothModesAsync(gateway, "/api/catalog/products");
         Assert.InRange(optimizedCatalog.Body.Length, 24_000_000, 27_000_000);

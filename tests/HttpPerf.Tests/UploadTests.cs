@@ -1,9 +1,7 @@
 using System.Net;
 using System.Net.Http.Headers;
 using System.Net.Http.Json;
-using System.Net.Sockets;
 using System.Security.Cryptography;
-using System.Text;
 using HttpPerf.Tests.Infrastructure;
 
 namespace HttpPerf.Tests;
@@ -137,19 +135,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
     {
         var stored = StoredCount();
         var head = Multipart.Body([new("cut.bin", "application/octet-stream", RandomNumberGenerator.GetBytes(1024 * 1024))], closed: false);
-        var gateway = fixture.System.Gateway.BaseAddress;
-
-        using (var client = new TcpClient())
-        {
-            await client.ConnectAsync(gateway.Host, gateway.Port, Cancel);
-            await using var stream = client.GetStream();
-            var headers = $"POST /api/uploads HTTP/1.1\r\nHost: {gateway.Authority}\r\nX-Perf-Mode: {mode}\r\n" +
-                          $"Content-Type: multipart/form-data; boundary={Multipart.Boundary}\r\nContent-Length: {head.Length * 3}\r\n\r\n";
-            await stream.WriteAsync(Encoding.ASCII.GetBytes(headers), Cancel);
-            await stream.WriteAsync(head, Cancel);
-            await stream.FlushAsync(Cancel);
-            await Task.Delay(300, Cancel);
-        }
+        await Multipart.SendAndLeaveAsync(fixture.System.Gateway.BaseAddress, head, mode, linger: TimeSpan.FromMilliseconds(300));
 
         await AssertNothingLeftBehindAsync(stored);
 

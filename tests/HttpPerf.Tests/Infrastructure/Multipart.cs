@@ -36,4 +36,22 @@ public static class Multipart
     }
 
     private static void Write(Stream stream, string text) => stream.Write(Encoding.ASCII.GetBytes(text));
+
+    /// <summary>
+    /// A client that leaves mid-upload: over a raw socket, announces three times the bytes of
+    /// <paramref name="head"/>, sends <paramref name="head"/>, then closes the connection.
+    /// </summary>
+    public static async Task SendAndLeaveAsync(Uri gateway, byte[] head, string mode, TimeSpan linger = default)
+    {
+        var cancel = TestContext.Current.CancellationToken;
+        using var client = new System.Net.Sockets.TcpClient();
+        await client.ConnectAsync(gateway.Host, gateway.Port, cancel);
+        await using var stream = client.GetStream();
+        var headers = $"POST /api/uploads HTTP/1.1\r\nHost: {gateway.Authority}\r\n{Http.ModeHeader}: {mode}\r\n" +
+                      $"Content-Type: multipart/form-data; boundary={Boundary}\r\nContent-Length: {head.Length * 3}\r\n\r\n";
+        await stream.WriteAsync(System.Text.Encoding.ASCII.GetBytes(headers), cancel);
+        await stream.WriteAsync(head, cancel);
+        await stream.FlushAsync(cancel);
+        await Task.Delay(linger, cancel);
+    }
 }
