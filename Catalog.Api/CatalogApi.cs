@@ -1,4 +1,5 @@
 using Catalog.Api.Data;
+using Catalog.Api.Export;
 using Catalog.Api.Serialization;
 using Microsoft.Extensions.Options;
 
@@ -14,6 +15,10 @@ public static class CatalogApi
             .WithSummary("Every product as one JSON array (about 25 MB at the default size).")
             .Produces<IEnumerable<Product>>(contentType: "application/json");
 
+        api.MapGet("/export", GetExport)
+            .WithSummary("Every product as CSV, one short row each (about 6 MB at the default size).")
+            .Produces(StatusCodes.Status200OK, contentType: "text/csv");
+
         if (app.ServiceProvider.GetRequiredService<IOptions<CatalogOptions>>().Value.EnableBaseline)
         {
             api.MapGet("/products/baseline", GetBaseline)
@@ -22,6 +27,9 @@ public static class CatalogApi
 
         return app;
     }
+
+    public static Task GetExport(ICatalogExportWriter writer, HttpContext context, CancellationToken cancellationToken) =>
+        writer.WriteExportAsync(context, cancellationToken);
 
     public static Task GetAllProducts(ICatalogWriter writer, HttpContext context, CancellationToken cancellationToken) =>
         writer.WriteAllProductsAsync(context, cancellationToken);

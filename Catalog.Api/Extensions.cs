@@ -1,4 +1,5 @@
 using Catalog.Api.Data;
+using Catalog.Api.Export;
 using Catalog.Api.Serialization;
 using HttpPerf.ServiceDefaults.Flags;
 
@@ -16,6 +17,7 @@ public static class CatalogServiceExtensions
         // The naive writer runs MVC's output formatters, exactly as a controller returning Ok(list) would.
         builder.Services.AddMvcCore().AddNewtonsoftJson();
         builder.Services.AddPitfall<ICatalogWriter, NaiveCatalogWriter, StreamingCatalogWriter>(ICatalogWriter.Flag);
+        builder.Services.AddPitfall<ICatalogExportWriter, FlushPerRowExportWriter, CoalescedExportWriter>(ICatalogExportWriter.Flag);
         return builder;
     }
 }

@@ -7,6 +7,7 @@ var root = new RootCommand("Drives traffic through the Gateway and reports laten
     MeasureCommand.Create(),
     MeasureUploadCommand.Create(),
     MeasureGatewayCommand.Create(),
+    MeasureExportCommand.Create(),
     BenchCommand.Create(),
 };
 

@@ -10,6 +10,7 @@ public sealed record Pitfall(string Flag, string Service, string Naive, string O
 public static class Pitfalls
 {
     public const string CatalogSerialization = "Catalog.Serialization";
+    public const string CatalogWriteStrategy = "Catalog.WriteStrategy";
     public const string FrontendCatalogClient = "Frontend.CatalogClient";
     public const string UploadsReader = "Uploads.Reader";
     public const string UploadsDownload = "Uploads.Download";
@@ -26,6 +27,9 @@ public static class Pitfalls
         new(CatalogSerialization, "catalog",
             "the whole list goes through MVC's Newtonsoft.Json formatter, which spools the body to a temp file",
             "System.Text.Json streams rows from the SQLite reader into the response"),
+        new(CatalogWriteStrategy, "catalog",
+            "the CSV export writes and flushes each row: one tiny send per product",
+            "rows are written to the PipeWriter and flushed every 64 KB"),
         new(UploadsReader, "uploads",
             "IFormFile: the form is buffered (memory, then a temp file) before the files are copied to storage",
             "MultipartReader: each file section streams straight to storage, hashed on the way"),

@@ -24,6 +24,25 @@ public sealed class CatalogPathTests(SmallSystemFixture fixture)
     }
 
     [Fact]
+    public async Task Export_modes_send_the_same_csv_row_for_row()
+    {
+        var (naive, optimized) = await Http.GetInBothModesAsync(fixture.Gateway, "/api/catalog/export");
+        var catalog = (await Http.GetAsync(fixture.Gateway, "/api/catalog/products")).Json<List<CatalogProduct>>();
+
+        Assert.Equal("text/csv", naive.MediaType);
+        Assert.Equal("Gateway.Buffering=naive, Catalog.WriteStrategy=naive", naive.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Catalog.WriteStrategy=optimized", optimized.Variants);
+        Assert.Equal(naive.Sha256, optimized.Sha256);
+
+        var rows = System.Text.Encoding.UTF8.GetString(optimized.Body).Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.Equal("id,sku,brand,name,category,price,stock", rows[0]);
+        Assert.Equal(catalog.Count, rows.Length - 1);
+        var first = catalog[0];
+        Assert.StartsWith($"{first.Id},{first.Sku},", rows[1]);
+        Assert.EndsWith(string.Create(System.Globalization.CultureInfo.InvariantCulture, $",{first.Price:0.00},{first.Stock}"), rows[1]);
+    }
+
+    [Fact]
     public async Task Product_modes_return_equal_items_and_name_every_hop()
     {
         var (naive, optimized) = await Http.GetInBothModesAsync(fixture.Gateway, "/api/products");
