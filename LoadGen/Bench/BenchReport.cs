@@ -24,6 +24,7 @@ public static class BenchReport
     {
         ["products"] = "GET /api/products: Gateway → Frontend.Api → Catalog.Api (baseline: Catalog's bytes from memory, relayed unparsed)",
         ["catalog"] = "GET /api/catalog/products: Gateway → Catalog.Api (baseline: the same bytes from memory)",
+        ["export"] = "GET /api/catalog/export: Gateway → Catalog.Api, CSV, one short row per product (Catalog.WriteStrategy)",
         ["upload"] = "POST /api/uploads: Gateway → Uploads.Api (baseline: the raw sink, which reads and discards)",
         ["download"] = "GET /api/uploads/{id}: Gateway → Uploads.Api",
     };

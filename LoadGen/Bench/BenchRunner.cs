@@ -61,6 +61,7 @@ public static class BenchRunner
             new("products", products, options.Concurrency, options.ConcurrentRequests, 0, _ => Get("/api/products"), _ => Get("/api/products/baseline")),
             new("catalog", catalog, 1, options.Requests, 0, _ => Get("/api/catalog/products"), _ => Get("/api/catalog/products/baseline")),
             new("catalog", catalog, options.Concurrency, options.ConcurrentRequests, 0, _ => Get("/api/catalog/products"), _ => Get("/api/catalog/products/baseline")),
+            new("export", catalog, 1, options.Requests, 0, _ => Get("/api/catalog/export"), null),
             new("upload", uploads, 1, options.UploadRequests, uploadBytes, _ => Post("/api/uploads", uploadBytes), _ => Post("/api/uploads/sink", uploadBytes)),
             new("download", uploads, 1, options.UploadRequests, 0, id => Get($"/api/uploads/{id}"), null),
         ];

@@ -27,6 +27,7 @@ public sealed class BenchTests
             [
                 ("products", 1, BenchRunner.Modes), ("products", 2, BenchRunner.Modes),
                 ("catalog", 1, BenchRunner.Modes), ("catalog", 2, BenchRunner.Modes),
+                ("export", 1, [BenchRunner.Naive, BenchRunner.Optimized]),
                 ("upload", 1, BenchRunner.Modes), ("download", 1, [BenchRunner.Naive, BenchRunner.Optimized]),
             ];
             Assert.Equal(
@@ -52,7 +53,7 @@ public sealed class BenchTests
 
             // The modes carry the same bytes: naive and optimized bodies match, and so does the catalog baseline.
             PhaseResult Phase(string scenario, string mode) => result.Phases.Single(p => p.Scenario == scenario && p.Mode == mode && p.Concurrency == 1);
-            foreach (var scenario in new[] { "products", "catalog", "download" })
+            foreach (var scenario in new[] { "products", "catalog", "export", "download" })
             {
                 Assert.Equal(Phase(scenario, BenchRunner.Naive).ResponseBytes, Phase(scenario, BenchRunner.Optimized).ResponseBytes);
             }
