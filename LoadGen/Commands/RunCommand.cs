@@ -33,15 +33,21 @@ public static class RunCommand
         var modes = new Option<string[]>("--mode") { Description = "naive, optimized, or both (interleaved).", DefaultValueFactory = _ => ["naive", "optimized"], AllowMultipleArgumentsPerToken = true };
         var rate = new Option<double?>("--rate") { Description = "Open model: arrivals per second (latency from each intended start). Without it: a closed loop of --requests." };
         var duration = new Option<TimeSpan>("--duration") { Description = "Open model: how long to send (at most 10 minutes).", DefaultValueFactory = _ => TimeSpan.FromSeconds(30) };
+        var warmup = new Option<int>("--warmup") { Description = "Requests sent one at a time before measuring, not recorded (the scenario mix in every mode, in turn).", DefaultValueFactory = _ => 0 };
         var controlPort = new Option<int?>("--control-port") { Description = "Open model: serve GET/PUT /rate on this port to change the rate live (default: env LOADGEN_CONTROL_PORT)." };
 
-        var command = new Command("run", "Send a bounded load and print latency by mode.") { url, scenario, sizeMb, requests, concurrency, modes, rate, duration, controlPort };
+        var command = new Command("run", "Send a bounded load and print latency by mode.") { url, scenario, sizeMb, requests, concurrency, modes, rate, duration, warmup, controlPort };
         command.SetAction(async (parse, cancellationToken) =>
         {
             var target = parse.GetValue(url) ?? DefaultGateway();
             using var client = new HttpClient { BaseAddress = target, Timeout = TimeSpan.FromMinutes(5) };
             var load = Scenario.Parse(parse.GetValue(scenario)!, Modes(parse.GetValue(modes)!), parse.GetValue(sizeMb) * 1024L * 1024);
             await load.PrepareAsync(client, cancellationToken);
+            if (parse.GetValue(warmup) is > 0 and var count)
+            {
+                await LoadRunner.RunAsync(client, load.Next, Math.Min(count, 1_000), concurrency: 1, cancellationToken);
+            }
+
             IReadOnlyList<ModeStats> stats;
             if (parse.GetValue(rate) is { } perSecond)
             {

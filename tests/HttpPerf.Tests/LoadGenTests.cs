@@ -24,7 +24,7 @@ public sealed class LoadGenTests(SmallSystemFixture fixture)
     }
 
     [Theory]
-    [InlineData("--scenario", "catalog", "--requests", "4")]
+    [InlineData("--scenario", "catalog", "--requests", "4", "--warmup", "2")]
     [InlineData("--scenario", "/api/catalog/products", "--rate", "10", "--duration", "00:00:01")]
     [InlineData("--scenario", "products=1,upload=1,download=1", "--size-mb", "1", "--requests", "12")]
     public async Task The_run_command_drives_the_gateway_from_its_command_line(params string[] load)
