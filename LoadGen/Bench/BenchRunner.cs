@@ -25,8 +25,12 @@ public static class BenchRunner
 
     private static readonly double[] Percentiles = [0, 50, 75, 90, 95, 99, 99.9];
 
-    /// <summary>What a scenario sends in a mode; null when the mode has no equivalent (no download baseline).</summary>
-    private sealed record Step(string Scenario, string[] Services, int Concurrency, int Requests, long RequestBytes, Func<string?, HttpRequestMessage>? Optimized, Func<string?, HttpRequestMessage>? Baseline);
+    /// <summary>
+    /// What a scenario sends: <c>Request</c> in naive and optimized (the flags file decides which serves it),
+    /// <c>BaselineRequest</c> in the baseline mode, null where the scenario has no baseline. The argument is the
+    /// id of a stored upload, for downloads.
+    /// </summary>
+    private sealed record Step(string Scenario, string[] Services, int Concurrency, int Requests, long RequestBytes, Func<string?, HttpRequestMessage> Request, Func<string?, HttpRequestMessage>? BaselineRequest);
 
     public static async Task<BenchResult> RunAsync(BenchOptions options, Action<string>? progress = null, CancellationToken cancellationToken = default)
     {
@@ -69,7 +73,7 @@ public static class BenchRunner
         var results = new List<PhaseResult>();
         foreach (var step in steps)
         {
-            var request = mode == Baseline ? step.Baseline : step.Optimized;
+            var request = mode == Baseline ? step.BaselineRequest : step.Request;
             if (request is null)
             {
                 continue;
