@@ -36,7 +36,7 @@ public sealed class HighLatencyTests
             var run = await RunAsync("ip", ["netns", "exec", ns, "dotnet", loadGen, "measure-export", "--products", "20000", "--requests", "2", "--json"], TimeSpan.FromMinutes(10));
             Assert.True(run.ExitCode == 0, run.Output);
 
-            var result = JsonSerializer.Deserialize<MeasureExportCommand.Result>(run.Output.Trim().Split('\n')[^1], JsonSerializerOptions.Web)!;
+            var result = JsonSerializer.Deserialize<MeasureExportCommand.Result>(run.StandardOutput.Trim().Split('\n')[^1], JsonSerializerOptions.Web)!;
             TestContext.Current.TestOutputHelper?.WriteLine($"100 ms RTT, 20,000 rows: naive p50 {result.Naive.P50Ms:F0} ms, optimized p50 {result.Optimized.P50Ms:F0} ms, optimized / naive {result.P50Ratio:F2}");
             Assert.Equal(0, result.Naive.Errors + result.Optimized.Errors);
             Assert.Equal(result.Naive.Bytes, result.Optimized.Bytes);
@@ -49,7 +49,8 @@ public sealed class HighLatencyTests
         }
     }
 
-    private static async Task<(int ExitCode, string Output)> RunAsync(string file, string[] arguments, TimeSpan timeout)
+    /// <summary>Runs a command; <c>Output</c> is its standard output, then its standard error.</summary>
+    private static async Task<(int ExitCode, string Output, string StandardOutput)> RunAsync(string file, string[] arguments, TimeSpan timeout)
     {
         var start = new ProcessStartInfo(file, arguments) { RedirectStandardOutput = true, RedirectStandardError = true };
         Process process;
@@ -59,7 +60,7 @@ public sealed class HighLatencyTests
         }
         catch (System.ComponentModel.Win32Exception missing)
         {
-            return (-1, $"{file}: {missing.Message}");
+            return (-1, $"{file}: {missing.Message}", "");
         }
 
         using (process)
@@ -74,10 +75,11 @@ public sealed class HighLatencyTests
             catch (OperationCanceledException)
             {
                 process.Kill(entireProcessTree: true);
-                return (-1, $"{file} did not finish within {timeout}");
+                return (-1, $"{file} did not finish within {timeout}", "");
             }
 
-            return (process.ExitCode, await output + await error);
+            var standardOutput = await output;
+            return (process.ExitCode, standardOutput + await error, standardOutput);
         }
     }
 }
