@@ -1,7 +1,7 @@
-using System.Globalization;
 using System.Text;
 using System.Text.Json;
 using System.Text.Json.Serialization;
+using static System.FormattableString;
 
 namespace LoadGen.Bench;
 
@@ -121,11 +121,8 @@ public static class BenchReport
     internal static IEnumerable<(string Scenario, int Concurrency)> Groups(BenchResult result) =>
         result.Phases.Select(p => (p.Scenario, p.Concurrency)).Distinct();
 
-    internal static (PhaseResult? Naive, PhaseResult? Optimized, PhaseResult? Baseline) Modes(BenchResult result, string scenario, int concurrency)
-    {
-        PhaseResult? Of(string mode) => result.Phases.FirstOrDefault(p => p.Scenario == scenario && p.Concurrency == concurrency && p.Mode == mode);
-        return (Of(BenchRunner.Naive), Of(BenchRunner.Optimized), Of(BenchRunner.Baseline));
-    }
+    internal static (PhaseResult? Naive, PhaseResult? Optimized, PhaseResult? Baseline) Modes(BenchResult result, string scenario, int concurrency) =>
+        (result.Phases.Find(scenario, BenchRunner.Naive, concurrency), result.Phases.Find(scenario, BenchRunner.Optimized, concurrency), result.Phases.Find(scenario, BenchRunner.Baseline, concurrency));
 
     private static double? SumWorkingSet(PhaseResult? phase) => phase?.Services.Values.Sum(s => (double)s.PeakWorkingSetBytes);
 
@@ -149,6 +146,4 @@ public static class BenchReport
     };
 
     private static string Count(double? value) => value is { } v ? Invariant($"{v:N0}") : "–";
-
-    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 }

@@ -49,3 +49,10 @@ public sealed record TargetCheck(string Target, string Comparison, double? Measu
 public sealed record MachineInfo(string Os, int Cores, string Runtime, string Configuration, DateTimeOffset Started);
 
 public sealed record BenchResult(MachineInfo Machine, BenchOptions Options, IReadOnlyList<PhaseResult> Phases, IReadOnlyList<TargetCheck> Targets);
+
+public static class PhaseResults
+{
+    /// <summary>The phase of <paramref name="scenario"/> in <paramref name="mode"/> at <paramref name="concurrency"/>, if the run has one.</summary>
+    public static PhaseResult? Find(this IEnumerable<PhaseResult> phases, string scenario, string mode, int concurrency) =>
+        phases.FirstOrDefault(p => p.Scenario == scenario && p.Mode == mode && p.Concurrency == concurrency);
+}

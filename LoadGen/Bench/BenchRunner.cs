@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.Net.Http.Json;
 using System.Runtime.InteropServices;
 using HttpPerf.ServiceDefaults;
 using HttpPerf.ServiceDefaults.Flags;
@@ -83,7 +82,7 @@ public static class BenchRunner
             progress($"{mode}: {step.Scenario}, {step.Requests} requests, {step.Concurrency} in flight");
             await using var system = await StartAsync(options, work, cancellationToken);
             using var client = new HttpClient { BaseAddress = system.Gateway.BaseAddress, Timeout = TimeSpan.FromMinutes(10) };
-            var downloadId = step.Scenario == "download" ? await UploadAsync(client, uploadBytes, cancellationToken) : null;
+            var downloadId = step.Scenario == "download" ? await SyntheticFileContent.StoreAsync(client, uploadBytes, cancellationToken) : null;
             var services = system.Services.Where(s => step.Services.Contains(s.Name)).ToList();
             results.Add(await MeasureAsync(system, client, step, mode, services, () => request(downloadId), cancellationToken));
         }
@@ -153,12 +152,4 @@ public static class BenchRunner
 
     private static HttpRequestMessage Post(string path, long bytes) => new(HttpMethod.Post, path) { Content = SyntheticFileContent.Create(bytes) };
 
-    private static async Task<string> UploadAsync(HttpClient client, long bytes, CancellationToken cancellationToken)
-    {
-        using var response = await client.SendAsync(Post("/api/uploads", bytes), cancellationToken);
-        response.EnsureSuccessStatusCode();
-        return (await response.Content.ReadFromJsonAsync<List<Receipt>>(cancellationToken))![0].Id;
-    }
-
-    private sealed record Receipt(string Id);
 }

@@ -9,21 +9,19 @@ public static class BenchTargets
 {
     public static IReadOnlyList<TargetCheck> Check(IReadOnlyList<PhaseResult> phases, BenchOptions options)
     {
-        PhaseResult? Find(string scenario, string mode, int concurrency) =>
-            phases.FirstOrDefault(p => p.Scenario == scenario && p.Mode == mode && p.Concurrency == concurrency);
         double? Ratio(PhaseResult? top, PhaseResult? bottom, Func<PhaseResult, double> figure) =>
             top is null || bottom is null || figure(bottom) <= 0 ? null : figure(top) / figure(bottom);
         static double CatalogPlusFrontend(PhaseResult phase) =>
             phase.Services.Where(s => s.Key is "Catalog.Api" or "Frontend.Api").Sum(s => (double)s.Value.PeakWorkingSetBytes);
 
-        var naive = Find("products", BenchRunner.Naive, 1);
-        var optimized = Find("products", BenchRunner.Optimized, 1);
-        var baseline = Find("products", BenchRunner.Baseline, 1);
-        var naiveLoaded = Find("products", BenchRunner.Naive, options.Concurrency);
-        var optimizedLoaded = Find("products", BenchRunner.Optimized, options.Concurrency);
-        var naiveUpload = Find("upload", BenchRunner.Naive, 1);
-        var optimizedUpload = Find("upload", BenchRunner.Optimized, 1);
-        var sink = Find("upload", BenchRunner.Baseline, 1);
+        var naive = phases.Find("products", BenchRunner.Naive, 1);
+        var optimized = phases.Find("products", BenchRunner.Optimized, 1);
+        var baseline = phases.Find("products", BenchRunner.Baseline, 1);
+        var naiveLoaded = phases.Find("products", BenchRunner.Naive, options.Concurrency);
+        var optimizedLoaded = phases.Find("products", BenchRunner.Optimized, options.Concurrency);
+        var naiveUpload = phases.Find("upload", BenchRunner.Naive, 1);
+        var optimizedUpload = phases.Find("upload", BenchRunner.Optimized, 1);
+        var sink = phases.Find("upload", BenchRunner.Baseline, 1);
 
         return
         [

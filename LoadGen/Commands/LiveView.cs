@@ -1,6 +1,6 @@
-using System.Globalization;
 using LoadGen.Load;
 using Spectre.Console;
+using static System.FormattableString;
 
 namespace LoadGen.Commands;
 
@@ -51,6 +51,4 @@ internal static class LiveView
     private static string Line(OpenModelRunner runner) =>
         Invariant($"target {runner.Rate.PerSecond:F1}/s, {runner.InFlight} in flight | ") +
         string.Join(" | ", runner.Current.Select(s => Invariant($"{s.Mode}: {s.Count} done, {s.Errors} errors, p50 {s.PercentileMs(50):F0} ms, p99 {s.PercentileMs(99):F0} ms")));
-
-    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 }

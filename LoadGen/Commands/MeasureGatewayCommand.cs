@@ -1,8 +1,8 @@
 using System.CommandLine;
-using System.Globalization;
 using HttpPerf.ServiceDefaults.Flags;
 using LoadGen.Load;
 using LoadGen.LocalSystem;
+using static System.FormattableString;
 
 namespace LoadGen.Commands;
 
@@ -72,6 +72,4 @@ public static class MeasureGatewayCommand
     }
 
     private static void Merge(ModeStats into, IReadOnlyList<ModeStats> single) => into.Add(single[0]);
-
-    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 }

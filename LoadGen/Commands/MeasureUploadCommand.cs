@@ -1,10 +1,10 @@
 using System.CommandLine;
 using System.Diagnostics;
-using System.Globalization;
 using System.Net.Http.Json;
 using HttpPerf.ServiceDefaults.Flags;
 using LoadGen.Load;
 using LoadGen.LocalSystem;
+using static System.FormattableString;
 
 namespace LoadGen.Commands;
 
@@ -89,18 +89,15 @@ public static class MeasureUploadCommand
 
     private static async Task<(TimeSpan Elapsed, string? Id)> UploadAsync(HttpClient client, string path, long size, CancellationToken cancellationToken)
     {
-        using var request = new HttpRequestMessage(HttpMethod.Post, path) { Content = SyntheticFileContent.Create(size) };
         var started = Stopwatch.GetTimestamp();
-        using var response = await client.SendAsync(request, cancellationToken);
-        response.EnsureSuccessStatusCode();
-        var elapsed = Stopwatch.GetElapsedTime(started);
-        var id = path.EndsWith("/sink", StringComparison.Ordinal)
-            ? null
-            : (await response.Content.ReadFromJsonAsync<List<Receipt>>(cancellationToken))![0].Id;
-        return (elapsed, id);
+        if (path.EndsWith("/sink", StringComparison.Ordinal))
+        {
+            using var response = await client.PostAsync(path, SyntheticFileContent.Create(size), cancellationToken);
+            response.EnsureSuccessStatusCode();
+            return (Stopwatch.GetElapsedTime(started), null);
+        }
+
+        var id = await SyntheticFileContent.StoreAsync(client, size, cancellationToken);
+        return (Stopwatch.GetElapsedTime(started), id);
     }
-
-    private sealed record Receipt(string Id);
-
-    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 }

@@ -1,5 +1,5 @@
-using System.Globalization;
 using LoadGen.Load;
+using static System.FormattableString;
 
 namespace LoadGen.Commands;
 
@@ -36,6 +36,4 @@ internal static class Report
             Console.WriteLine(Invariant($"| optimized / naive | | | | {optimized.Stats.PercentileMs(50) / naive.Stats.PercentileMs(50):F2} | {optimized.Stats.PercentileMs(99) / naive.Stats.PercentileMs(99):F2} | {ratios} |"));
         }
     }
-
-    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 }

@@ -1,5 +1,4 @@
 using System.Globalization;
-using System.Net.Http.Json;
 
 namespace LoadGen.Load;
 
@@ -53,9 +52,7 @@ public sealed class Scenario
     {
         if (_cycle.Contains("download"))
         {
-            using var response = await client.PostAsync("/api/uploads", SyntheticFileContent.Create(_uploadBytes), cancellationToken);
-            response.EnsureSuccessStatusCode();
-            _downloadId = (await response.Content.ReadFromJsonAsync<List<Receipt>>(cancellationToken))![0].Id;
+            _downloadId = await SyntheticFileContent.StoreAsync(client, _uploadBytes, cancellationToken);
         }
     }
 
@@ -78,6 +75,4 @@ public sealed class Scenario
 
         return ($"{name}/{mode}", request);
     }
-
-    private sealed record Receipt(string Id);
 }

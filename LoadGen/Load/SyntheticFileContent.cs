@@ -1,4 +1,5 @@
 using System.Net;
+using System.Net.Http.Json;
 using System.Security.Cryptography;
 
 namespace LoadGen.Load;
@@ -13,6 +14,16 @@ public static class SyntheticFileContent
 
     public static MultipartFormDataContent Create(long size, string fileName = "synthetic.bin") =>
         new() { { new StreamContent(new PatternStream(size), 128 * 1024), "file", fileName } };
+
+    /// <summary>Uploads one file of <paramref name="size"/> bytes through <c>POST /api/uploads</c>; returns its id.</summary>
+    public static async Task<string> StoreAsync(HttpClient client, long size, CancellationToken cancellationToken)
+    {
+        using var response = await client.PostAsync("/api/uploads", Create(size), cancellationToken);
+        response.EnsureSuccessStatusCode();
+        return (await response.Content.ReadFromJsonAsync<List<Receipt>>(cancellationToken))![0].Id;
+    }
+
+    private sealed record Receipt(string Id);
 
     private sealed class PatternStream(long length) : Stream
     {

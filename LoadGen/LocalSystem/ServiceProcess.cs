@@ -12,6 +12,7 @@ public sealed partial class ServiceProcess : IAsyncDisposable
     private readonly Process _process;
     private readonly TaskCompletionSource<Uri> _listening = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly Queue<string> _output = new();
+    private HttpClient? _control;
 
     private ServiceProcess(string name, Process process)
     {
@@ -24,6 +25,9 @@ public sealed partial class ServiceProcess : IAsyncDisposable
     public int ProcessId => _process.Id;
 
     public Uri BaseAddress { get; private set; } = null!;
+
+    /// <summary>For the harness's own calls to the service (health, <c>/runtime</c>): one connection pool, reused.</summary>
+    private HttpClient Control => _control ??= new HttpClient { BaseAddress = BaseAddress };
 
     public bool HasExited => _process.HasExited;
 
@@ -126,8 +130,7 @@ public sealed partial class ServiceProcess : IAsyncDisposable
     /// <summary>The service's own runtime counters (<c>GET /runtime</c>): allocations, GCs, CPU time.</summary>
     public async Task<HttpPerf.ServiceDefaults.RuntimeCounters> ReadRuntimeCountersAsync(CancellationToken cancellationToken = default)
     {
-        using var client = new HttpClient { BaseAddress = BaseAddress };
-        return (await System.Net.Http.Json.HttpClientJsonExtensions.GetFromJsonAsync<HttpPerf.ServiceDefaults.RuntimeCounters>(client, "/runtime", cancellationToken))!;
+        return (await System.Net.Http.Json.HttpClientJsonExtensions.GetFromJsonAsync<HttpPerf.ServiceDefaults.RuntimeCounters>(Control, "/runtime", cancellationToken))!;
     }
 
     /// <summary>Current resident set size in bytes (0 once the process has exited).</summary>
@@ -153,6 +156,7 @@ public sealed partial class ServiceProcess : IAsyncDisposable
             // Already killed; disposal must not throw.
         }
 
+        _control?.Dispose();
         _process.Dispose();
     }
 
@@ -180,12 +184,11 @@ public sealed partial class ServiceProcess : IAsyncDisposable
 
     private async Task WaitHealthyAsync(CancellationToken cancellationToken)
     {
-        using var client = new HttpClient { BaseAddress = BaseAddress };
         while (true)
         {
             try
             {
-                using var response = await client.GetAsync("/health", cancellationToken);
+                using var response = await Control.GetAsync("/health", cancellationToken);
                 if (response.IsSuccessStatusCode)
                 {
                     return;

@@ -86,7 +86,7 @@ public sealed class FaultTests
             var bytes = RandomNumberGenerator.GetBytes(300_000 + i);
             using var response = await PostAsync(gateway, new MultipartFormDataContent { { new ByteArrayContent(bytes), "file", $"kept-{i}.bin" } }, mode);
             Assert.Equal(HttpStatusCode.Created, response.StatusCode);
-            var receipt = Assert.Single((await response.Content.ReadFromJsonAsync<List<Receipt>>(Cancel))!);
+            var receipt = Assert.Single((await response.Content.ReadFromJsonAsync<List<UploadReceipt>>(Cancel))!);
             Assert.Equal(Convert.ToHexStringLower(SHA256.HashData(bytes)), receipt.Sha256);
             acknowledged.Add((receipt.Id, receipt.Sha256, bytes.Length));
         }
@@ -155,6 +155,4 @@ public sealed class FaultTests
         request.Headers.Add(Http.ModeHeader, mode);
         return gateway.SendAsync(request, Cancel);
     }
-
-    private sealed record Receipt(string Id, string Sha256);
 }
