@@ -23,6 +23,7 @@ public static class Extensions
     public const string AlivePath = "/alive";
     public const string FlagsPath = "/flags";
     public const string RuntimePath = "/runtime";
+    public const string OpenApiPath = "/openapi/{documentName}.json";
 
     public static TBuilder AddServiceDefaults<TBuilder>(this TBuilder builder) where TBuilder : IHostApplicationBuilder
     {
@@ -30,6 +31,7 @@ public static class Extensions
         builder.AddDefaultHealthChecks();
         builder.AddPerfFlags();
         builder.Services.AddProblemDetails();
+        builder.Services.AddOpenApi();
 
         builder.Services.AddServiceDiscovery();
         builder.Services.ConfigureHttpClientDefaults(http =>
@@ -109,6 +111,9 @@ public static class Extensions
         app.MapGet(FlagsPath, (RequestVariants variants) => TypedResults.Ok(variants.Resolved))
             .WithTags("Flags")
             .WithSummary("The variant each pitfall flag of this service resolves to now.");
+
+        // The service's routes as an OpenAPI document: /openapi/v1.json.
+        app.MapOpenApi(OpenApiPath);
 
         // Counters a benchmark reads before and after a run to charge allocations and CPU to each service.
         // Not routed by the Gateway; only callers that reach the service itself see it.

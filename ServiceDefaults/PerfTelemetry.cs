@@ -17,4 +17,10 @@ public static class PerfTelemetry
 
     /// <summary>Metric tag naming the variant (<c>naive</c> or <c>optimized</c>) that produced a measurement.</summary>
     public const string VariantTag = "perf.variant";
+
+    /// <summary>Metric tag naming the pitfall flag (<c>Catalog.Serialization</c>) whose variant served a request.</summary>
+    public const string FlagTag = "perf.flag";
+
+    /// <summary>Metric tag saying where a request held a body whole: <c>memory</c> or <c>temp_file</c>.</summary>
+    public const string BufferTag = "perf.buffer";
 }

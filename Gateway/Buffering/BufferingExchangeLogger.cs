@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Text;
+using HttpPerf.ServiceDefaults.Flags;
 using Microsoft.AspNetCore.Http.Features;
 using Yarp.ReverseProxy.Model;
 
@@ -13,9 +14,12 @@ namespace Gateway.Buffering;
 /// 25 MB or more per request in flight. Measured (README, `LoadGen measure-gateway`): 794 MB peak
 /// working set under 8 concurrent 30 MB responses.
 /// </summary>
-public sealed partial class BufferingExchangeLogger(ILogger<BufferingExchangeLogger> logger) : IExchangeLogger
+public sealed partial class BufferingExchangeLogger(ILogger<BufferingExchangeLogger> logger, RequestVariants variants) : IExchangeLogger
 {
     private const int LoggedChars = 256;
+
+    // EnableBuffering's default: the first 30 KB of a request body in memory, the rest in a temp file.
+    private const int RequestMemoryThreshold = 30 * 1024;
 
     public async Task InvokeAsync(HttpContext context, RequestDelegate next)
     {
@@ -46,6 +50,9 @@ public sealed partial class BufferingExchangeLogger(ILogger<BufferingExchangeLog
 
         captured.Position = 0;
         var (responseBytes, responseStart) = await ReadAllAsync(captured, context.RequestAborted);
+        variants.Buffered(
+            inMemory: Math.Min(requestBytes, RequestMemoryThreshold) + captured.Length,
+            inTempFile: Math.Max(0, requestBytes - RequestMemoryThreshold));
         LogExchange(logger, context.Request.Method, context.Request.Path, context.Response.StatusCode, requestBytes, requestStart, responseBytes, responseStart, Stopwatch.GetElapsedTime(started).TotalMilliseconds);
 
         captured.Position = 0;

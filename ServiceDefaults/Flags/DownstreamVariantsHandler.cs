@@ -1,19 +1,36 @@
+using System.Net.Http.Metrics;
 using Microsoft.AspNetCore.Http;
 
 namespace HttpPerf.ServiceDefaults.Flags;
 
 /// <summary>
-/// On every outgoing HttpClient call: folds the downstream hop's <see cref="PerfMode.VariantsHeader"/>
-/// into the current request's variants, so the caller's response lists every hop that served it.
+/// On every outgoing HttpClient call: tags the call's <c>http.client.request.duration</c> with the pitfall
+/// the current request is served by (so Frontend.Api's Catalog calls split by variant on the dashboard), and
+/// folds the downstream hop's <see cref="PerfMode.VariantsHeader"/> into the current request's variants, so
+/// the caller's response lists every hop that served it.
 /// </summary>
 internal sealed class DownstreamVariantsHandler(IHttpContextAccessor accessor) : DelegatingHandler
 {
+    // The resilience handler sends the same message again on a retry: tag it once.
+    private static readonly HttpRequestOptionsKey<bool> Tagged = new("perf.tagged");
+
     protected override async Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken cancellationToken)
     {
+        var variants = RequestVariants.Of(accessor.HttpContext);
+        if (variants?.Own is { } own && !request.Options.TryGetValue(Tagged, out _))
+        {
+            request.Options.Set(Tagged, true);
+            HttpMetricsEnrichmentContext.AddCallback(request, context =>
+            {
+                context.AddCustomTag(PerfTelemetry.FlagTag, own.Flag);
+                context.AddCustomTag(PerfTelemetry.VariantTag, own.Variant);
+            });
+        }
+
         var response = await base.SendAsync(request, cancellationToken);
         if (response.Headers.TryGetValues(PerfMode.VariantsHeader, out var values))
         {
-            RequestVariants.Of(accessor.HttpContext)?.AddDownstream(values);
+            variants?.AddDownstream(values);
         }
 
         return response;

@@ -3,6 +3,7 @@ using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 using Microsoft.FeatureManagement;
 
 namespace HttpPerf.ServiceDefaults.Flags;
@@ -23,7 +24,10 @@ public static class PerfFlagsExtensions
         {
             var path = Path.GetFullPath(file);
             Directory.CreateDirectory(Path.GetDirectoryName(path)!);
-            builder.Configuration.AddJsonFile(path, optional: true, reloadOnChange: true);
+            var source = new FlagsFileSource { Path = path, Optional = true, ReloadOnChange = true };
+            source.ResolveFileProvider();
+            builder.Configuration.Add(source);
+            builder.Services.AddSingleton(source.Warnings);
         }
 
         builder.Services.AddFeatureManagement().WithTargeting();
@@ -50,8 +54,12 @@ public static class PerfFlagsExtensions
         return services;
     }
 
-    public static IApplicationBuilder UsePerfVariants(this IApplicationBuilder app) =>
-        app.UseMiddleware<PerfVariantsMiddleware>();
+    public static IApplicationBuilder UsePerfVariants(this IApplicationBuilder app)
+    {
+        app.ApplicationServices.GetService<FlagsFileWarnings>()?.Attach(
+            app.ApplicationServices.GetRequiredService<ILoggerFactory>().CreateLogger<FlagsFileWarnings>());
+        return app.UseMiddleware<PerfVariantsMiddleware>();
+    }
 
     public static IHttpClientBuilder AddDownstreamVariants(this IHttpClientBuilder http) =>
         http.AddHttpMessageHandler<DownstreamVariantsHandler>();

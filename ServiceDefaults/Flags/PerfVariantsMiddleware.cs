@@ -7,7 +7,8 @@ namespace HttpPerf.ServiceDefaults.Flags;
 /// <summary>
 /// Before the handler runs: resolves every pitfall flag of this service for this request (the forced
 /// mode if the request carries one, else the flags file), so implementations can be chosen from DI
-/// synchronously. When the response starts: writes <see cref="PerfMode.VariantsHeader"/>.
+/// synchronously. When the response starts: writes <see cref="PerfMode.VariantsHeader"/> and records the
+/// time to first byte. When the handler is done: records the pitfall's meters (<see cref="PitfallMetrics"/>).
 /// </summary>
 internal sealed class PerfVariantsMiddleware(RequestDelegate next, PitfallFlags flags)
 {
@@ -25,7 +26,11 @@ internal sealed class PerfVariantsMiddleware(RequestDelegate next, PitfallFlags 
             return;
         }
 
+        var started = System.Diagnostics.Stopwatch.GetTimestamp();
+        var body = new CountingResponseBody(context.Features.GetRequiredFeature<IHttpResponseBodyFeature>());
+        context.Features.Set<IHttpResponseBodyFeature>(body);
         var serverSpan = context.Features.Get<IHttpActivityFeature>()?.Activity;
+        variants.Begin(context, body, serverSpan);
         if (forced is not null)
         {
             // Carried to every downstream hop as W3C baggage by HttpClient's and YARP's propagation.
@@ -36,12 +41,14 @@ internal sealed class PerfVariantsMiddleware(RequestDelegate next, PitfallFlags 
         {
             var variant = forced
                 ?? PerfMode.OrOptimized((await featureManager.GetVariantAsync(flag, context.RequestAborted))?.Name);
-            variants.Resolve(flag, variant, forced is null ? FileSource : PerfMode.RequestHeader, serverSpan);
+            variants.Resolve(flag, variant, forced is null ? FileSource : PerfMode.RequestHeader);
         }
 
         context.Response.OnStarting(static state =>
         {
-            var (response, variants) = ((HttpResponse, RequestVariants))state;
+            var (context, variants, started) = ((HttpContext, RequestVariants, long))state;
+            var response = context.Response;
+            PitfallMetrics.RecordFirstByte(context, variants, started);
             // A proxied response already carries the hops behind it (YARP copied the header): keep them after ours.
             var served = variants.ToString();
             var behind = response.Headers[PerfMode.VariantsHeader].ToString();
@@ -52,8 +59,15 @@ internal sealed class PerfVariantsMiddleware(RequestDelegate next, PitfallFlags 
             }
 
             return Task.CompletedTask;
-        }, (context.Response, variants));
+        }, (context, variants, started));
 
-        await next(context);
+        try
+        {
+            await next(context);
+        }
+        finally
+        {
+            PitfallMetrics.RecordEnd(context, variants, body);
+        }
     }
 }

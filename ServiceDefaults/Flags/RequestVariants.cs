@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Http.Features;
 
 namespace HttpPerf.ServiceDefaults.Flags;
 
@@ -12,11 +13,40 @@ public sealed class RequestVariants
     private readonly Dictionary<string, (string Variant, string Source)> _resolved = new(StringComparer.Ordinal);
     private readonly List<string> _served = [];
     private Activity? _serverSpan;
+    private IHttpMetricsTagsFeature? _metricsTags;
+    private CountingResponseBody? _body;
+    private long _bufferedInMemory;
+    private long _bufferedInTempFile;
 
-    internal void Resolve(string flag, string variant, string source, Activity? serverSpan)
+    internal void Begin(HttpContext context, CountingResponseBody body, Activity? serverSpan)
     {
-        _resolved[flag] = (variant, source);
+        _body = body;
         _serverSpan = serverSpan;
+        _metricsTags = context.Features.Get<IHttpMetricsTagsFeature>();
+    }
+
+    internal void Resolve(string flag, string variant, string source) => _resolved[flag] = (variant, source);
+
+    /// <summary>
+    /// The first pitfall this hop served for the request (its route's own), and its variant; null when none
+    /// did (health, admin). Request metrics are tagged with it, and only it, to keep their cardinality low.
+    /// </summary>
+    public (string Flag, string Variant)? Own { get; private set; }
+
+    /// <summary>Body bytes this request held whole in memory, as the serving implementation reported them.</summary>
+    public long BufferedInMemory => Interlocked.Read(ref _bufferedInMemory);
+
+    /// <summary>Body bytes this request spooled to a temp file, as the serving implementation reported them.</summary>
+    public long BufferedInTempFile => Interlocked.Read(ref _bufferedInTempFile);
+
+    /// <summary>Response body bytes this hop has written so far.</summary>
+    public long ResponseBytes => _body?.Bytes ?? 0;
+
+    /// <summary>A naive implementation reports the whole-body buffers it made: what the <c>httpperf.server.request.buffered</c> meter shows.</summary>
+    public void Buffered(long inMemory, long inTempFile = 0)
+    {
+        Interlocked.Add(ref _bufferedInMemory, inMemory);
+        Interlocked.Add(ref _bufferedInTempFile, inTempFile);
     }
 
     /// <summary>Every flag of this service and the variant it resolved to for this request.</summary>
@@ -32,6 +62,13 @@ public sealed class RequestVariants
         lock (_served)
         {
             _served.Add($"{flag}={variant}");
+            if (Own is null)
+            {
+                Own = (flag, variant);
+                // ASP.NET Core's http.server.request.duration carries these tags when the request ends.
+                _metricsTags?.Tags.Add(new(PerfTelemetry.FlagTag, flag));
+                _metricsTags?.Tags.Add(new(PerfTelemetry.VariantTag, variant));
+            }
         }
 
         // OpenTelemetry semantic conventions for feature flags: one evaluation event per flag.
