@@ -1,6 +1,7 @@
 using Gateway;
 using Gateway.Admin;
 using Gateway.Buffering;
+using Gateway.Live;
 using HttpPerf.ServiceDefaults.Flags;
 using Yarp.ReverseProxy.ServiceDiscovery;
 
@@ -18,15 +19,21 @@ public static class GatewayServiceExtensions
 
         builder.Services.AddPitfall<IExchangeLogger, BufferingExchangeLogger, StreamingExchangeLogger>(IExchangeLogger.Flag);
 
+        builder.Services.AddSingleton<RecentExchanges>();
         builder.Services.AddSingleton<AdminKey>();
         builder.Services.AddSingleton<FlagsAdmin>();
         builder.Services.AddHttpClient(nameof(FlagsAdmin));
         return builder;
     }
 
-    /// <summary>YARP's pipeline, with the exchange logger (the Gateway.Buffering pitfall) around every proxied request.</summary>
+    /// <summary>
+    /// YARP's pipeline: the landing page's recorder, then the exchange logger (the Gateway.Buffering pitfall)
+    /// around every proxied request.
+    /// </summary>
     public static void UseProxyPipeline(this IReverseProxyApplicationBuilder proxy)
     {
+        var recent = proxy.ApplicationServices.GetRequiredService<RecentExchanges>();
+        proxy.Use(recent.RecordAsync);
         proxy.Use((context, next) => context.RequestServices.GetRequiredService<IExchangeLogger>().InvokeAsync(context, next));
         proxy.UseSessionAffinity();
         proxy.UseLoadBalancing();

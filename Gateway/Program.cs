@@ -8,6 +8,7 @@ var app = builder.Build();
 app.UseServiceDefaults();
 app.UseDefaultFiles();
 app.UseStaticFiles();
+app.MapLiveApi();
 app.MapAdminApi();
 app.MapReverseProxy(proxy => proxy.UseProxyPipeline());
 

@@ -20,6 +20,24 @@ public static class PerfMode
 
     public static bool IsValid(string? mode) => mode is Naive or Optimized;
 
+    /// <summary>
+    /// One word for a <see cref="VariantsHeader"/> value: <c>naive</c> or <c>optimized</c> when every hop
+    /// served that variant, <c>mixed</c> when they differ, <c>none</c> when no pitfall served the request.
+    /// </summary>
+    public static string Summarize(string? variantsHeader)
+    {
+        var variants = (variantsHeader ?? "").Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries)
+            .Select(pair => pair[(pair.IndexOf('=') + 1)..])
+            .Distinct()
+            .ToList();
+        return variants switch
+        {
+            [] => "none",
+            [var one] => one,
+            _ => "mixed",
+        };
+    }
+
     /// <summary>A flag value from the file: anything but a known variant falls back to optimized.</summary>
     public static string OrOptimized(string? variant) => IsValid(variant) ? variant! : Optimized;
 
