@@ -39,10 +39,10 @@ internal static class LiveView
     {
         var table = new Table()
             .Title(Invariant($"target {runner.Rate.PerSecond:F1}/s, {runner.InFlight} in flight"))
-            .AddColumns("scenario/mode", "requests", "errors", "p50 ms", "p90 ms", "p99 ms");
+            .AddColumns("scenario/mode", "requests", "errors", "p50 ms", "p90 ms", "p99 ms", "served by");
         foreach (var s in runner.Current)
         {
-            table.AddRow(s.Mode, Invariant($"{s.Count}"), Invariant($"{s.Errors}"), Invariant($"{s.PercentileMs(50):F0}"), Invariant($"{s.PercentileMs(90):F0}"), Invariant($"{s.PercentileMs(99):F0}"));
+            table.AddRow(s.Mode, Invariant($"{s.Count}"), Invariant($"{s.Errors}"), Invariant($"{s.PercentileMs(50):F0}"), Invariant($"{s.PercentileMs(90):F0}"), Invariant($"{s.PercentileMs(99):F0}"), Served(s).TrimStart(',', ' '));
         }
 
         return table;
@@ -50,5 +50,11 @@ internal static class LiveView
 
     private static string Line(OpenModelRunner runner) =>
         Invariant($"target {runner.Rate.PerSecond:F1}/s, {runner.InFlight} in flight | ") +
-        string.Join(" | ", runner.Current.Select(s => Invariant($"{s.Mode}: {s.Count} done, {s.Errors} errors, p50 {s.PercentileMs(50):F0} ms, p99 {s.PercentileMs(99):F0} ms")));
+        string.Join(" | ", runner.Current.Select(s => Invariant($"{s.Mode}: {s.Count} done, {s.Errors} errors, p50 {s.PercentileMs(50):F0} ms, p99 {s.PercentileMs(99):F0} ms{Served(s)}")));
+
+    /// <summary>In follow-flags mode, what served the requests: this is where a flag flip shows.</summary>
+    private static string Served(ModeStats stats) =>
+        stats.Mode.EndsWith($"/{ModeControl.FollowFlags}", StringComparison.Ordinal)
+            ? ", served " + string.Join(" ", stats.Served.OrderBy(s => s.Key, StringComparer.Ordinal).Select(s => Invariant($"{s.Key} {s.Value}")))
+            : "";
 }

@@ -26,11 +26,11 @@ public static class RunCommand
                 return null;
             },
         };
-        var scenario = new Option<string>("--scenario") { Description = $"{string.Join(", ", Scenario.Known)}, a path to GET (\"/api/products\"), or a weighted mix (\"products=6,upload=1\").", DefaultValueFactory = _ => "products" };
-        var sizeMb = new Option<int>("--size-mb") { Description = "Upload and download size in MiB.", DefaultValueFactory = _ => 1 };
+        var scenario = new Option<string>("--scenario") { Description = $"{string.Join(", ", Scenario.Known)}, a path to GET (\"/api/products\"), or a weighted mix (\"products=6,upload=1\").", DefaultValueFactory = _ => Scenario.DefaultMix };
+        var sizeMb = new Option<int>("--size-mb") { Description = "Upload and download size in MiB.", DefaultValueFactory = _ => 10 };
         var requests = new Option<int>("--requests") { Description = "Requests in total.", DefaultValueFactory = _ => 40 };
         var concurrency = new Option<int>("--concurrency") { Description = "Requests in flight.", DefaultValueFactory = _ => 4 };
-        var modes = new Option<string[]>("--mode") { Description = "naive, optimized, or both (interleaved).", DefaultValueFactory = _ => ["naive", "optimized"], AllowMultipleArgumentsPerToken = true };
+        var modes = new Option<string[]>("--mode") { Description = "flags (no X-Perf-Mode header: the flags file decides, as a dashboard flip does), both (naive and optimized interleaved by header), naive, or optimized.", DefaultValueFactory = _ => [ModeControl.Both], AllowMultipleArgumentsPerToken = true };
         var rate = new Option<double?>("--rate") { Description = "Open model: arrivals per second (latency from each intended start). Without it: a closed loop of --requests." };
         var duration = new Option<TimeSpan>("--duration") { Description = "Open model: how long to send (at most 10 minutes).", DefaultValueFactory = _ => TimeSpan.FromSeconds(30) };
         var warmup = new Option<int>("--warmup") { Description = "Requests sent one at a time before measuring, not recorded (the scenario mix in every mode, in turn).", DefaultValueFactory = _ => 0 };
@@ -41,7 +41,7 @@ public static class RunCommand
         {
             var target = parse.GetValue(url) ?? DefaultGateway();
             using var client = new HttpClient { BaseAddress = target, Timeout = TimeSpan.FromMinutes(5) };
-            var load = Scenario.Parse(parse.GetValue(scenario)!, Modes(parse.GetValue(modes)!), parse.GetValue(sizeMb) * 1024L * 1024);
+            var load = Scenario.Parse(parse.GetValue(scenario)!, new ModeControl(parse.GetValue(modes)!), parse.GetValue(sizeMb) * 1024L * 1024);
             await load.PrepareAsync(client, cancellationToken);
             if (parse.GetValue(warmup) is > 0 and var count)
             {
@@ -55,7 +55,7 @@ public static class RunCommand
                 runner.Rate.PerSecond = perSecond;
                 var limit = TimeSpan.FromTicks(Math.Min(parse.GetValue(duration).Ticks, TimeSpan.FromMinutes(10).Ticks));
                 var port = parse.GetValue(controlPort) ?? (int.TryParse(Environment.GetEnvironmentVariable("LOADGEN_CONTROL_PORT"), out var fromEnvironment) ? fromEnvironment : null);
-                await using var control = port is { } p ? await LoadControlHost.StartAsync(runner.Rate, $"http://localhost:{p}", cancellationToken: cancellationToken) : null;
+                await using var control = port is { } p ? await LoadControlHost.StartAsync(runner.Rate, load.Modes, $"http://localhost:{p}", cancellationToken: cancellationToken) : null;
                 var run = runner.RunAsync(limit, cancellationToken);
                 await LiveView.ShowUntilAsync(run, runner);
                 stats = (await run).Values.OrderBy(s => s.Mode, StringComparer.Ordinal).ToList();
@@ -70,9 +70,6 @@ public static class RunCommand
         });
         return command;
     }
-
-    internal static string[] Modes(string[] given) =>
-        given.SelectMany(m => m == "both" ? ["naive", "optimized"] : new[] { m }).Distinct().ToArray();
 
     private static Uri DefaultGateway() =>
         new(Environment.GetEnvironmentVariable("services__gateway__http__0") ?? "http://127.0.0.1:5100");

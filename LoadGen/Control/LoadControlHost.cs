@@ -11,14 +11,15 @@ namespace LoadGen.Control;
 
 /// <summary>
 /// While an open-model run goes on: <c>GET /rate</c> and <c>PUT /rate</c> (body: arrivals per second as a
-/// JSON number) change the rate live, from the dashboard's commands or curl, and the service defaults export
-/// LoadGen's metrics to the dashboard like any service's.
+/// JSON number) change the rate live, and <c>GET /mode</c> and <c>PUT /mode</c> (body: <c>"flags"</c>,
+/// <c>"both"</c>, <c>"naive"</c> or <c>"optimized"</c>) switch between following the flags file and A/B, from
+/// the dashboard's commands or curl. The service defaults export LoadGen's metrics like any service's.
 /// </summary>
 public static class LoadControlHost
 {
     public const double MaxRate = 10_000;
 
-    public static async Task<WebApplication> StartAsync(RateControl rate, string url, IReadOnlyDictionary<string, string?>? configuration = null, CancellationToken cancellationToken = default)
+    public static async Task<WebApplication> StartAsync(RateControl rate, ModeControl modes, string url, IReadOnlyDictionary<string, string?>? configuration = null, CancellationToken cancellationToken = default)
     {
         var builder = WebApplication.CreateSlimBuilder();
         builder.WebHost.UseUrls(url);
@@ -32,6 +33,8 @@ public static class LoadControlHost
         app.UseServiceDefaults();
         app.MapGet("/rate", () => TypedResults.Ok(rate.PerSecond)).WithSummary("The target arrival rate, per second.");
         app.MapPut("/rate", SetRate).WithSummary("Changes the target arrival rate; the body is a JSON number.");
+        app.MapGet("/mode", () => TypedResults.Ok(modes.Name)).WithSummary("What the load asks for: flags (follow the flags file), both (A/B by header), naive or optimized.");
+        app.MapPut("/mode", SetMode).WithSummary("Switches the load between flags, both, naive and optimized; the body is a JSON string.");
         await app.StartAsync(cancellationToken);
         return app;
 
@@ -43,6 +46,17 @@ public static class LoadControlHost
             }
 
             rate.PerSecond = perSecond;
+            return TypedResults.NoContent();
+        }
+
+        Results<NoContent, ProblemHttpResult> SetMode([FromBody] string? mode)
+        {
+            if (!ModeControl.IsValid(mode))
+            {
+                return TypedResults.Problem(statusCode: StatusCodes.Status400BadRequest, title: $"Unknown mode '{mode}'.", detail: $"Use {string.Join(", ", ModeControl.Choices)}.");
+            }
+
+            modes.Set(mode!);
             return TypedResults.NoContent();
         }
     }

@@ -1,5 +1,8 @@
 using System.Diagnostics.Metrics;
+using System.Diagnostics;
 using HttpPerf.ServiceDefaults;
+using HttpPerf.ServiceDefaults.Flags;
+using LoadGen.Load;
 
 namespace LoadGen.Control;
 
@@ -15,10 +18,20 @@ public sealed class LoadGenMetrics
         PerfTelemetry.Meter.CreateObservableGauge("httpperf.loadgen.in_flight", inFlight, "{request}", "Requests outstanding.");
     }
 
-    public void Record(string mode, TimeSpan latency, bool ok)
+    /// <summary>
+    /// One request, keyed "scenario/mode". In follow-flags mode the variant tag is what served it (from the
+    /// response's <c>X-Perf-Variants</c>), so a flag flip shows as a new series.
+    /// </summary>
+    public void Record(string key, string servedBy, TimeSpan latency, bool ok)
     {
-        var variant = new KeyValuePair<string, object?>(PerfTelemetry.VariantTag, mode);
-        _requests.Add(1, variant, new("outcome", ok ? "ok" : "error"));
-        _latency.Record(latency.TotalSeconds, variant);
+        var (scenario, mode) = key.Split('/', 2) is [var s, var m] ? (s, m) : (key, ModeControl.FollowFlags);
+        var tags = new TagList
+        {
+            { "scenario", scenario },
+            { PerfTelemetry.VariantTag, mode == ModeControl.FollowFlags ? PerfMode.Summarize(servedBy) : mode },
+        };
+        _latency.Record(latency.TotalSeconds, tags);
+        tags.Add("outcome", ok ? "ok" : "error");
+        _requests.Add(1, tags);
     }
 }

@@ -1,12 +1,13 @@
 using System.Diagnostics;
+using HttpPerf.ServiceDefaults.Flags;
 
 namespace LoadGen.Load;
 
 /// <summary>One request as both runners send it: headers first, then the body drained with the caller's buffer.</summary>
-internal static class Exchange
+public static class Exchange
 {
-    /// <summary>What came back: body bytes, when the headers arrived (0 if they never did), and success.</summary>
-    public readonly record struct Outcome(long Bytes, long HeadersTimestamp, bool Ok);
+    /// <summary>What came back: body bytes, when the headers arrived (0 if they never did), success, and the <c>X-Perf-Variants</c> that served it.</summary>
+    public readonly record struct Outcome(long Bytes, long HeadersTimestamp, bool Ok, string Variants = "");
 
     public static async Task<Outcome> SendAsync(HttpClient client, HttpRequestMessage request, byte[] buffer, CancellationToken cancellationToken)
     {
@@ -25,7 +26,8 @@ internal static class Exchange
                     bytes += read;
                 }
 
-                return new Outcome(bytes, headers, response.IsSuccessStatusCode);
+                var variants = response.Headers.TryGetValues(PerfMode.VariantsHeader, out var values) ? string.Join(", ", values) : "";
+                return new Outcome(bytes, headers, response.IsSuccessStatusCode, variants);
             }
         }
         catch (Exception exception) when (exception is HttpRequestException or IOException or TaskCanceledException && !cancellationToken.IsCancellationRequested)

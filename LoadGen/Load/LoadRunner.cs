@@ -9,7 +9,7 @@ namespace LoadGen.Load;
 public static class LoadRunner
 {
     /// <summary>A "mode" that sends no <c>X-Perf-Mode</c> header: the flags file decides.</summary>
-    public const string FlagsFile = "flags file";
+    public const string FlagsFile = ModeControl.FollowFlags;
 
     public static Task<IReadOnlyList<ModeStats>> RunAsync(
         HttpClient client, string path, IReadOnlyList<string> modes, int requests, int concurrency, CancellationToken cancellationToken, int readBufferSize = 64 * 1024) =>
@@ -37,7 +37,7 @@ public static class LoadRunner
                 var keyStats = stats.GetOrAdd(key, k => new ModeStats(k));
                 var started = Stopwatch.GetTimestamp();
                 var outcome = await Exchange.SendAsync(client, request, buffer, cancellationToken);
-                keyStats.Record(started, outcome.Bytes, outcome.Ok, outcome.HeadersTimestamp);
+                keyStats.Record(started, outcome);
             }
         });
         await Task.WhenAll(workers);

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using HdrHistogram;
+using HttpPerf.ServiceDefaults.Flags;
 
 namespace LoadGen.Load;
 
@@ -8,6 +9,7 @@ public sealed class ModeStats(string mode)
 {
     private readonly LongHistogram _latency = new(TimeStamp.Minutes(10), 3);
     private readonly LongHistogram _firstByte = new(TimeStamp.Minutes(10), 3);
+    private readonly System.Collections.Concurrent.ConcurrentDictionary<string, long> _served = new(StringComparer.Ordinal);
     private long _errors;
     private long _bytes;
 
@@ -18,6 +20,22 @@ public sealed class ModeStats(string mode)
     public long Errors => Interlocked.Read(ref _errors);
 
     public long Bytes => Interlocked.Read(ref _bytes);
+
+    /// <summary>
+    /// How many requests each variant served, as the responses' <c>X-Perf-Variants</c> summarize it (naive,
+    /// optimized, mixed, none): in follow-flags mode, this is how a flag flip shows.
+    /// </summary>
+    public IReadOnlyDictionary<string, long> Served => _served.ToDictionary(s => s.Key, s => s.Value, StringComparer.Ordinal);
+
+    /// <summary>Records one exchange that started at <paramref name="startTimestamp"/>.</summary>
+    public void Record(long startTimestamp, Exchange.Outcome outcome)
+    {
+        Record(startTimestamp, outcome.Bytes, outcome.Ok, outcome.HeadersTimestamp);
+        if (outcome.HeadersTimestamp > 0)
+        {
+            _served.AddOrUpdate(PerfMode.Summarize(outcome.Variants), 1, (_, n) => n + 1);
+        }
+    }
 
     /// <summary>Records one request: started at <paramref name="startTimestamp"/>, headers at <paramref name="headersTimestamp"/> (0: none).</summary>
     public void Record(long startTimestamp, long bytes, bool ok, long headersTimestamp = 0)

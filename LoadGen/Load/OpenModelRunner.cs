@@ -74,8 +74,8 @@ public sealed class OpenModelRunner(HttpClient client, Func<long, (string Mode, 
             _slots.Release();
         }
 
-        stats.Record(intendedTimestamp, outcome.Bytes, outcome.Ok, outcome.HeadersTimestamp);
-        _metrics?.Record(stats.Mode, Stopwatch.GetElapsedTime(intendedTimestamp), outcome.Ok);
+        stats.Record(intendedTimestamp, outcome);
+        _metrics?.Record(stats.Mode, outcome.Variants, Stopwatch.GetElapsedTime(intendedTimestamp), outcome.Ok);
     }
 }
 

@@ -3,29 +3,37 @@ using System.Globalization;
 namespace LoadGen.Load;
 
 /// <summary>
-/// What LoadGen sends, one request at a time: the product list through the Gateway, the catalog, an
-/// upload of a given size, a download, any GET path, or a weighted mix of them ("products=6,upload=1").
+/// What LoadGen sends, one request at a time: the product list through the Gateway, the catalog, its CSV
+/// export, an upload of a given size, a download, any GET path, or a weighted mix of them ("products=6,upload=1").
 /// Request <c>i</c> is the scenario at <c>i / modes</c> in the weighted cycle, in mode <c>i % modes</c>,
-/// so every scenario is measured in every mode equally. Results are keyed "scenario/mode".
+/// so every scenario is measured in every mode equally. Results are keyed "scenario/mode"; the modes can
+/// change while it runs (<see cref="ModeControl"/>).
 /// </summary>
 public sealed class Scenario
 {
-    public static readonly string[] Known = ["products", "catalog", "upload", "download"];
+    public static readonly string[] Known = ["products", "catalog", "export", "upload", "download"];
+
+    /// <summary>Every pitfall sees requests: the two big reads most, uploads and downloads of the given size less.</summary>
+    public const string DefaultMix = "products=2,catalog=2,export=2,upload=1,download=1";
 
     private readonly string[] _cycle;
-    private readonly string[] _modes;
     private readonly long _uploadBytes;
     private string? _downloadId;
 
-    private Scenario(string[] cycle, string[] modes, long uploadBytes)
+    private Scenario(string[] cycle, ModeControl modes, long uploadBytes)
     {
         _cycle = cycle;
-        _modes = modes;
+        Modes = modes;
         _uploadBytes = uploadBytes;
     }
 
+    public ModeControl Modes { get; }
+
     /// <summary>Parses "products", "/some/path", or "products=6,upload=1,download=1".</summary>
-    public static Scenario Parse(string spec, IReadOnlyList<string> modes, long uploadBytes)
+    public static Scenario Parse(string spec, IReadOnlyList<string> modes, long uploadBytes) => Parse(spec, new ModeControl(modes), uploadBytes);
+
+    /// <summary>Parses a scenario whose modes <paramref name="modes"/> can change while it runs.</summary>
+    public static Scenario Parse(string spec, ModeControl modes, long uploadBytes)
     {
         var cycle = new List<string>();
         foreach (var part in spec.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
@@ -44,7 +52,7 @@ public sealed class Scenario
             cycle.AddRange(Enumerable.Repeat(name, weight));
         }
 
-        return cycle.Count == 0 ? throw new ArgumentException("No scenario given.") : new Scenario([.. cycle], [.. modes], uploadBytes);
+        return cycle.Count == 0 ? throw new ArgumentException("No scenario given.") : new Scenario([.. cycle], modes, uploadBytes);
     }
 
     /// <summary>Stores one file to download, if the mix downloads.</summary>
@@ -58,17 +66,19 @@ public sealed class Scenario
 
     public (string Key, HttpRequestMessage Request) Next(long i)
     {
-        var name = _cycle[i / _modes.Length % _cycle.Length];
-        var mode = _modes[i % _modes.Length];
+        var modes = Modes.Modes;
+        var name = _cycle[i / modes.Count % _cycle.Length];
+        var mode = modes[(int)(i % modes.Count)];
         var request = name switch
         {
             "products" => new HttpRequestMessage(HttpMethod.Get, "/api/products"),
             "catalog" => new HttpRequestMessage(HttpMethod.Get, "/api/catalog/products"),
+            "export" => new HttpRequestMessage(HttpMethod.Get, "/api/catalog/export"),
             "upload" => new HttpRequestMessage(HttpMethod.Post, "/api/uploads") { Content = SyntheticFileContent.Create(_uploadBytes) },
             "download" => new HttpRequestMessage(HttpMethod.Get, $"/api/uploads/{_downloadId ?? throw new InvalidOperationException("Call PrepareAsync first.")}"),
             _ => new HttpRequestMessage(HttpMethod.Get, name),
         };
-        if (mode != LoadRunner.FlagsFile)
+        if (mode != ModeControl.FollowFlags)
         {
             request.Headers.Add("X-Perf-Mode", mode);
         }

@@ -1,3 +1,4 @@
+using HttpPerf.ServiceDefaults.Flags;
 using HttpPerf.Tests.Infrastructure;
 using LoadGen.Load;
 
@@ -51,6 +52,54 @@ public sealed class LoadGenTests(SmallSystemFixture fixture)
         Assert.Equal(keys.Take(6), keys.Skip(6));
         Assert.Throws<ArgumentException>(() => Scenario.Parse("teleport", ["naive"], 1));
         Assert.Throws<ArgumentException>(() => Scenario.Parse("products=0", ["naive"], 1));
+    }
+
+    [Fact]
+    public async Task Following_the_flags_sends_no_mode_header_and_a_flag_flip_changes_what_serves_the_load()
+    {
+        var load = Scenario.Parse("catalog,export", new ModeControl([ModeControl.FollowFlags]), uploadBytes: 1024);
+        var (key, probe) = load.Next(0);
+        using (probe)
+        {
+            Assert.Equal("catalog/flags", key);
+            Assert.False(probe.Headers.Contains(Http.ModeHeader));
+        }
+
+        try
+        {
+            await FlagsFile.WriteAsync(fixture.System.FlagsFile, Pitfalls.All.ToDictionary(p => p.Flag, _ => "naive"), TestContext.Current.CancellationToken);
+            Assert.Equal("naive", await ServedAfterAFlipAsync(load, "naive"));
+
+            File.Delete(fixture.System.FlagsFile);
+            Assert.Equal("optimized", await ServedAfterAFlipAsync(load, "optimized"));
+        }
+        finally
+        {
+            File.Delete(fixture.System.FlagsFile);
+        }
+    }
+
+    /// <summary>Sends the load two requests at a time until they are served by <paramref name="expected"/> (the flags file takes under 2 s to reach every service).</summary>
+    private async Task<string> ServedAfterAFlipAsync(Scenario load, string expected)
+    {
+        var deadline = DateTime.UtcNow.AddSeconds(10);
+        IReadOnlyDictionary<string, long> served;
+        do
+        {
+            var stats = await LoadRunner.RunAsync(fixture.Gateway, load.Next, requests: 2, concurrency: 1, TestContext.Current.CancellationToken);
+            Assert.Equal(["catalog/flags", "export/flags"], stats.Select(s => s.Mode));
+            Assert.All(stats, s => Assert.Equal(0, s.Errors));
+            served = stats.SelectMany(s => s.Served).GroupBy(p => p.Key).ToDictionary(g => g.Key, g => g.Sum(p => p.Value));
+            if (served.Keys.SequenceEqual([expected]))
+            {
+                return expected;
+            }
+
+            await Task.Delay(100, TestContext.Current.CancellationToken);
+        }
+        while (DateTime.UtcNow < deadline);
+
+        return string.Join(", ", served.Select(s => $"{s.Key} {s.Value}"));
     }
 
     [Fact]

@@ -142,7 +142,7 @@ public sealed class LoadControlTests
     private static CancellationToken Cancel => TestContext.Current.CancellationToken;
 
     [Fact]
-    public async Task Put_rate_changes_a_running_load_and_bad_rates_are_400_problems()
+    public async Task Put_rate_and_mode_change_a_running_load_and_bad_values_are_400_problems()
     {
         await using var telemetry = await Infrastructure.OtlpReceiver.StartAsync();
         var target = WebApplication.CreateSlimBuilder();
@@ -155,7 +155,8 @@ public sealed class LoadControlTests
 
         var runner = new OpenModelRunner(client, i => (i % 2 == 0 ? "naive" : "optimized", new HttpRequestMessage(HttpMethod.Get, "/fast")), maxInFlight: 20).WithMetrics();
         runner.Rate.PerSecond = 5;
-        await using var control = await LoadGen.Control.LoadControlHost.StartAsync(runner.Rate, "http://127.0.0.1:0",
+        var modes = new ModeControl([ModeControl.Both]);
+        await using var control = await LoadGen.Control.LoadControlHost.StartAsync(runner.Rate, modes, "http://127.0.0.1:0",
             telemetry.ExporterEnvironment.ToDictionary(e => e.Key, e => (string?)e.Value), Cancel);
         using var controlClient = new HttpClient { BaseAddress = new Uri(control.Services.GetRequiredService<IServer>().Features.GetRequiredFeature<IServerAddressesFeature>().Addresses.First()) };
         var run = runner.RunAsync(TimeSpan.FromSeconds(3), Cancel);
@@ -170,6 +171,19 @@ public sealed class LoadControlTests
         foreach (var bad in new[] { "0", "-3", "20000", "\"fast\"" })
         {
             using var rejected = await controlClient.PutAsync("/rate", new StringContent(bad, System.Text.Encoding.UTF8, "application/json"), Cancel);
+            Assert.Equal(System.Net.HttpStatusCode.BadRequest, rejected.StatusCode);
+        }
+
+        Assert.Equal("both", await controlClient.GetFromJsonAsync<string>("/mode", Cancel));
+        using (var set = await controlClient.PutAsJsonAsync("/mode", "flags", Cancel))
+        {
+            Assert.Equal(System.Net.HttpStatusCode.NoContent, set.StatusCode);
+        }
+
+        Assert.Equal(["flags"], modes.Modes);
+        Assert.Equal("flags", await controlClient.GetFromJsonAsync<string>("/mode", Cancel));
+        using (var rejected = await controlClient.PutAsJsonAsync("/mode", "fastest", Cancel))
+        {
             Assert.Equal(System.Net.HttpStatusCode.BadRequest, rejected.StatusCode);
         }
 

@@ -72,6 +72,27 @@ public sealed class OtlpReceiver : IAsyncDisposable
         return false;
     }
 
+    /// <summary>Every metric point exported so far, decoded.</summary>
+    public IReadOnlyList<MetricPoint> MetricPoints() =>
+        _payloads.Where(p => p.Signal == "metrics").SelectMany(p => OtlpMetrics.Points(p.Payload)).ToList();
+
+    /// <summary>Waits until an exported metric point satisfies <paramref name="match"/>.</summary>
+    public async Task<bool> WaitForPointAsync(TimeSpan timeout, Func<MetricPoint, bool> match)
+    {
+        var deadline = DateTime.UtcNow + timeout;
+        while (DateTime.UtcNow < deadline)
+        {
+            if (MetricPoints().Any(match))
+            {
+                return true;
+            }
+
+            await Task.Delay(200);
+        }
+
+        return false;
+    }
+
     /// <summary>Whether any payload received so far, of any signal, contains <paramref name="text"/>.</summary>
     public bool AnyContains(string text)
     {
