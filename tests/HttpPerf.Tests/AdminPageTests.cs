@@ -8,12 +8,10 @@ namespace HttpPerf.Tests;
 [Collection(SmallSystemCollection.Name)]
 public sealed class AdminPageTests(SmallSystemFixture fixture) : FlagsFileResetTests(fixture)
 {
-    private static readonly string[] BrowserPaths = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
-
     [Fact]
     public async Task Clicking_a_switch_serves_the_next_request_in_the_new_mode()
     {
-        await using var browser = await LaunchChromiumAsync();
+        await using var browser = await Chromium.LaunchAsync();
         var page = await browser.NewPageAsync();
 
         await page.GotoAsync(new Uri(Fixture.System.Gateway.BaseAddress, "/admin").ToString());
@@ -37,7 +35,7 @@ public sealed class AdminPageTests(SmallSystemFixture fixture) : FlagsFileResetT
     [Fact]
     public async Task A_wrong_key_shows_the_problem_and_no_flags()
     {
-        await using var browser = await LaunchChromiumAsync();
+        await using var browser = await Chromium.LaunchAsync();
         var page = await browser.NewPageAsync();
 
         await page.GotoAsync(new Uri(Fixture.System.Gateway.BaseAddress, "/admin/").ToString());
@@ -46,38 +44,5 @@ public sealed class AdminPageTests(SmallSystemFixture fixture) : FlagsFileResetT
 
         await Assertions.Expect(page.Locator("#status")).ToContainTextAsync("401");
         await Assertions.Expect(page.Locator("#flags")).ToBeHiddenAsync();
-    }
-
-    private static async Task<BrowserSession> LaunchChromiumAsync()
-    {
-        var executable = BrowserPaths.FirstOrDefault(File.Exists);
-        if (executable is null)
-        {
-            // CI installs Chromium (.ci/run) and must run this test; elsewhere say what is missing.
-            Assert.False(Environment.GetEnvironmentVariable("CI") == "true", "Chromium is not installed: apt-get install chromium");
-            Assert.Skip("Chromium is not installed (apt-get install chromium); the admin page test needs it.");
-        }
-
-        var playwright = await Playwright.CreateAsync();
-        var browser = await playwright.Chromium.LaunchAsync(new()
-        {
-            ExecutablePath = executable,
-            Headless = true,
-            // As root in a sandbox, with no network beyond loopback: no sandbox, no background traffic.
-            Args = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-        });
-        return new BrowserSession(playwright, browser);
-    }
-
-    /// <summary>The browser and the Playwright driver, closed together.</summary>
-    private sealed class BrowserSession(IPlaywright playwright, IBrowser browser) : IAsyncDisposable
-    {
-        public Task<IPage> NewPageAsync() => browser.NewPageAsync();
-
-        public async ValueTask DisposeAsync()
-        {
-            await browser.CloseAsync();
-            playwright.Dispose();
-        }
     }
 }
