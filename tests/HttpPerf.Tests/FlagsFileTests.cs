@@ -42,13 +42,56 @@ public sealed class FlagsFileTests(SmallSystemFixture fixture)
         await WaitForVariantsAsync("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Catalog.Serialization=optimized");
     }
 
-    private async Task<TimeSpan> WaitForVariantsAsync(string expected)
+    [Fact]
+    public async Task A_flags_file_that_does_not_parse_keeps_the_last_good_flags_and_warns_once_naming_the_file_and_the_error()
+    {
+        const string Served = "Gateway.Buffering=optimized, Catalog.Serialization=naive";
+        try
+        {
+            await FlagsFile.WriteAsync(fixture.System.FlagsFile, new Dictionary<string, string> { [Pitfalls.CatalogSerialization] = "naive" }, TestContext.Current.CancellationToken);
+            await WaitForVariantsAsync(Served, "/api/catalog/products");
+
+            // A hand edit saved half-way (written aside, then renamed over the file, as editors save).
+            var broken = fixture.System.FlagsFile + ".edit";
+            await File.WriteAllTextAsync(broken, """{ "feature_management": { "feature_flags": [ { "id": "Catalog.Serialization", """, TestContext.Current.CancellationToken);
+            File.Move(broken, fixture.System.FlagsFile, overwrite: true);
+
+            var catalog = fixture.System.Catalog;
+            var deadline = DateTime.UtcNow.AddSeconds(10);
+            while (Warnings(catalog.RecentOutput) == 0 && DateTime.UtcNow < deadline)
+            {
+                await Task.Delay(100, TestContext.Current.CancellationToken);
+            }
+
+            var output = catalog.RecentOutput;
+            Assert.Contains($"The flags file {fixture.System.FlagsFile} does not parse, so the last good flags stay in force", output);
+            Assert.Contains("LineNumber", output); // the parser's own words: where the JSON broke
+            for (var i = 0; i < 5; i++)
+            {
+                Assert.Equal(Served, (await Http.GetAsync(fixture.Gateway, "/api/catalog/products")).Variants);
+                await Task.Delay(200, TestContext.Current.CancellationToken);
+            }
+
+            Assert.Equal(1, Warnings(catalog.RecentOutput));
+        }
+        finally
+        {
+            File.Delete(fixture.System.FlagsFile);
+        }
+
+        await WaitForVariantsAsync("Gateway.Buffering=optimized, Catalog.Serialization=optimized", "/api/catalog/products");
+    }
+
+    private static int Warnings(string output) =>
+        output.Split('\n').Count(line => line.Contains("does not parse, so the last good flags stay in force", StringComparison.Ordinal));
+
+    private async Task<TimeSpan> WaitForVariantsAsync(string expected, string path = "/api/products")
     {
         var clock = Stopwatch.StartNew();
         string last = "";
         while (clock.Elapsed < TimeSpan.FromSeconds(10))
         {
-            var answer = await Http.GetAsync(fixture.Gateway, "/api/products");
+            var answer = await Http.GetAsync(fixture.Gateway, path);
             Assert.Equal(200, answer.Status);
             last = answer.Variants;
             if (last == expected)
