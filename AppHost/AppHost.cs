@@ -24,6 +24,9 @@ var gateway = builder.AddProject<Projects.Gateway>("gateway")
     .WithEnvironment("Admin__Key", adminKey)
     .WithHttpHealthCheck("/health")
     .WithExternalHttpEndpoints()
+    // The Gateway's own pages: the landing page (flags, and the last minute per route and variant) and the admin page.
+    .WithUrlForEndpoint("http", url => url.DisplayText = "Landing page: live by variant")
+    .WithUrlForEndpoint("http", _ => new() { Url = "/admin/", DisplayText = "Admin page: switch flags" })
     .WithReference(catalog)
     .WithReference(frontend)
     .WithReference(uploads)
@@ -35,12 +38,16 @@ frontend.WithFlagCommands(gateway, adminKey);
 uploads.WithFlagCommands(gateway, adminKey);
 gateway.WithFlagCommands(gateway, adminKey).WithAllFlagsCommands(adminKey);
 
-// Drives traffic through the Gateway for ten minutes, naive and optimized interleaved, at a rate the
-// dashboard's buttons change live; start it from the dashboard when you are ready to watch.
+// Drives traffic through the Gateway for ten minutes: a mix that reaches all six pitfalls (10 MiB uploads
+// and downloads), served as the flags file says, so a flag flipped in the dashboard shows in every chart.
+// Its buttons change the rate and switch to A/B (naive and optimized interleaved by header) and back, live.
+// Start it from the dashboard when you are ready to watch.
 builder.AddProject<Projects.LoadGen>("loadgen")
-    .WithArgs("run", "--rate", "2", "--duration", "00:10:00", "--concurrency", "16", "--mode", "both")
+    .WithArgs("run", "--mode", "flags", "--scenario", "products=2,catalog=2,export=2,upload=1,download=1", "--size-mb", "10",
+        "--rate", "1", "--duration", "00:10:00", "--concurrency", "16")
     .WithHttpEndpoint(name: "control", env: "LOADGEN_CONTROL_PORT")
     .WithRateCommands()
+    .WithModeCommands()
     .WithReference(gateway).WaitFor(gateway)
     .WithExplicitStart();
 
