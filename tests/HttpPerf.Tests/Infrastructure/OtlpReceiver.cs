@@ -76,21 +76,24 @@ public sealed class OtlpReceiver : IAsyncDisposable
     public IReadOnlyList<MetricPoint> MetricPoints() =>
         _payloads.Where(p => p.Signal == "metrics").SelectMany(p => OtlpMetrics.Points(p.Payload)).ToList();
 
-    /// <summary>Waits until an exported metric point satisfies <paramref name="match"/>.</summary>
-    public async Task<bool> WaitForPointAsync(TimeSpan timeout, Func<MetricPoint, bool> match)
+    /// <summary>
+    /// Waits until, for each of <paramref name="expected"/>, some exported metric point matches; returns the
+    /// descriptions of those still unmatched at the timeout (none: all were seen).
+    /// </summary>
+    public async Task<IReadOnlyList<string>> WaitForPointsAsync(TimeSpan timeout, IReadOnlyDictionary<string, Func<MetricPoint, bool>> expected)
     {
         var deadline = DateTime.UtcNow + timeout;
-        while (DateTime.UtcNow < deadline)
+        while (true)
         {
-            if (MetricPoints().Any(match))
+            var points = MetricPoints();
+            var missing = expected.Where(e => !points.Any(e.Value)).Select(e => e.Key).ToList();
+            if (missing.Count == 0 || DateTime.UtcNow >= deadline)
             {
-                return true;
+                return missing;
             }
 
             await Task.Delay(200);
         }
-
-        return false;
     }
 
     /// <summary>Whether any payload received so far, of any signal, contains <paramref name="text"/>.</summary>
