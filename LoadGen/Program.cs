@@ -1,13 +1,9 @@
 using System.CommandLine;
 using LoadGen.Commands;
 
-var root = new RootCommand("Drives traffic through the Gateway and reports latency by mode.")
+var root = new RootCommand("Drives traffic through the Gateway (run) and measures the system (bench).")
 {
     RunCommand.Create(),
-    MeasureCommand.Create(),
-    MeasureUploadCommand.Create(),
-    MeasureGatewayCommand.Create(),
-    MeasureExportCommand.Create(),
     BenchCommand.Create(),
 };
 

@@ -58,5 +58,44 @@ public static class BenchCharts
         return files;
     }
 
+    /// <summary>A sweep's two charts: p50 latency and summed peak working set over the sweep's axis, one line per mode.</summary>
+    public static IReadOnlyList<string> WriteSweep(BenchResult result, string folder)
+    {
+        var stem = $"sweep-{result.Options.Sweep}";
+        string[] files = [$"{stem}-latency.png", $"{stem}-working-set.png"];
+        foreach (var (file, title, unit, y) in new (string, string, string, Func<PhaseResult, double>)[]
+        {
+            (files[0], "p50 latency", "ms", p => p.P50Ms),
+            (files[1], "peak working set, all services on the path", "MB", SweepReport.PeakWorkingSetMb),
+        })
+        {
+            var plot = new Plot();
+            foreach (var mode in BenchRunner.Modes)
+            {
+                var phases = result.Phases.Where(p => p.Mode == mode).OrderBy(p => SweepReport.X(result, p)).ToList();
+                if (phases.Count == 0)
+                {
+                    continue;
+                }
+
+                // Sizes and concurrencies grow by factors, so both axes are log10 with plain labels.
+                var line = plot.Add.Scatter(phases.Select(p => Math.Log10(SweepReport.X(result, p))).ToArray(), phases.Select(p => Math.Log10(Math.Max(y(p), 0.01))).ToArray());
+                line.LegendText = mode;
+            }
+
+            plot.Axes.Bottom.TickGenerator = new ScottPlot.TickGenerators.NumericAutomatic { LabelFormatter = v => Plain(Math.Pow(10, v)) };
+            plot.Axes.Left.TickGenerator = new ScottPlot.TickGenerators.NumericAutomatic { LabelFormatter = v => Plain(Math.Pow(10, v)) };
+            plot.Title($"product list: {title} by {SweepReport.Axis(result)}");
+            plot.XLabel(SweepReport.Axis(result) + " (log scale)");
+            plot.YLabel(unit + " (log scale)");
+            plot.ShowLegend(Alignment.UpperLeft);
+            plot.SavePng(Path.Combine(folder, file), 800, 450);
+        }
+
+        return files;
+    }
+
+    private static string Plain(double value) => value >= 10 ? value.ToString("N0", System.Globalization.CultureInfo.InvariantCulture) : value.ToString("0.##", System.Globalization.CultureInfo.InvariantCulture);
+
     private static double Nines(double percentile) => -Math.Log10(1 - Math.Min(percentile, 99.9) / 100);
 }

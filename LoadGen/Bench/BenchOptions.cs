@@ -3,6 +3,15 @@ namespace LoadGen.Bench;
 /// <summary>What <c>bench</c> runs. The defaults are the sizes the project's targets are stated at.</summary>
 public sealed record BenchOptions
 {
+    /// <summary>The scenarios to run (<see cref="BenchScenarios"/>); ignored by a sweep, which runs the product list.</summary>
+    public IReadOnlyList<string> Scenarios { get; init; } = BenchScenarios.Default;
+
+    /// <summary>Null for the scenario table; <c>size</c> or <c>concurrency</c> for a sweep of the product list.</summary>
+    public string? Sweep { get; init; }
+
+    /// <summary>A sweep's points: product counts (size) or requests in flight (concurrency); null for the defaults.</summary>
+    public IReadOnlyList<int>? Points { get; init; }
+
     /// <summary>Products the Catalog seeds; null keeps the service default (about 25 MB of JSON).</summary>
     public int? ProductCount { get; init; }
 

@@ -20,21 +20,14 @@ public static class BenchReport
         Converters = { new JsonStringEnumConverter() },
     };
 
-    private static readonly Dictionary<string, string> Titles = new()
-    {
-        ["products"] = "GET /api/products: Gateway → Frontend.Api → Catalog.Api (baseline: Catalog's bytes from memory, relayed unparsed)",
-        ["catalog"] = "GET /api/catalog/products: Gateway → Catalog.Api (baseline: the same bytes from memory)",
-        ["export"] = "GET /api/catalog/export: Gateway → Catalog.Api, CSV, one short row per product (Catalog.WriteStrategy)",
-        ["upload"] = "POST /api/uploads: Gateway → Uploads.Api (baseline: the raw sink, which reads and discards)",
-        ["download"] = "GET /api/uploads/{id}: Gateway → Uploads.Api",
-    };
-
     public static async Task WriteAsync(BenchResult result, string command, CancellationToken cancellationToken = default)
     {
         var folder = Directory.CreateDirectory(result.Options.OutputDirectory).FullName;
         await File.WriteAllTextAsync(Path.Combine(folder, JsonFile), JsonSerializer.Serialize(result, Json), cancellationToken);
-        var charts = BenchCharts.Write(result, folder);
-        await File.WriteAllTextAsync(Path.Combine(folder, MarkdownFile), Markdown(result, command, charts), cancellationToken);
+        var markdown = result.Options.Sweep is null
+            ? Markdown(result, command, BenchCharts.Write(result, folder))
+            : SweepReport.Markdown(result, command, BenchCharts.WriteSweep(result, folder));
+        await File.WriteAllTextAsync(Path.Combine(folder, MarkdownFile), markdown, cancellationToken);
     }
 
     public static BenchResult Read(string folder) =>
@@ -82,7 +75,7 @@ public static class BenchReport
             md.AppendLine();
             md.AppendLine(Invariant($"## {scenario}, {(concurrency == 1 ? "one request at a time" : $"{concurrency} in flight")}, {any.Requests} requests per mode"));
             md.AppendLine();
-            md.AppendLine(Titles.GetValueOrDefault(scenario, scenario));
+            md.AppendLine(BenchScenarios.Find(scenario).Title);
             md.AppendLine();
             md.AppendLine("| figure | naive | optimized | optimized / naive | baseline | optimized / baseline |");
             md.AppendLine("|---|---:|---:|---:|---:|---:|");
@@ -126,17 +119,17 @@ public static class BenchReport
 
     private static double? SumWorkingSet(PhaseResult? phase) => phase?.Services.Values.Sum(s => (double)s.PeakWorkingSetBytes);
 
-    private static string Ratio(double? top, double? bottom) =>
+    internal static string Ratio(double? top, double? bottom) =>
         top is { } t && bottom is { } b && b > 0 ? Invariant($"{t / b:0.00}") : "–";
 
-    private static string Ms(double? value) => value switch
+    internal static string Ms(double? value) => value switch
     {
         null => "–",
         >= 100 => Invariant($"{value:N0}"),
         _ => Invariant($"{value:0.0}"),
     };
 
-    private static string Number(double? value) => value switch
+    internal static string Number(double? value) => value switch
     {
         null => "–",
         double v when !double.IsFinite(v) => "–",

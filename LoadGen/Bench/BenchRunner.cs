@@ -13,6 +13,7 @@ namespace LoadGen.Bench;
 /// flags file, measuring latency on the client and each service's working set, CPU,
 /// allocations and temp-file bytes. "baseline" is the limit: optimized flags, and each scenario's
 /// cheapest equivalent (the same bytes from memory through the same hops; the upload sink).
+/// A sweep runs the product list over catalog sizes or over requests in flight instead.
 /// </summary>
 public static class BenchRunner
 {
@@ -20,28 +21,36 @@ public static class BenchRunner
     public const string Optimized = "optimized";
     public const string Baseline = "baseline";
 
+    public const string SizeSweep = "size";
+    public const string ConcurrencySweep = "concurrency";
+
     public static readonly string[] Modes = [Naive, Optimized, Baseline];
+
+    /// <summary>Product counts giving about 0.3, 3, 25 and 100 MB of catalog JSON (about 300 bytes a product).</summary>
+    public static readonly int[] SizePoints = [1_000, 10_000, 86_000, 340_000];
+
+    public static readonly int[] ConcurrencyPoints = [1, 4, 16, 64];
+
+    /// <summary>The concurrency sweep's catalog unless <c>--products</c> says otherwise: 3 MB, so 64 naive fetches fit in memory.</summary>
+    public const int ConcurrencySweepProducts = 10_000;
 
     private static readonly double[] Percentiles = [0, 50, 75, 90, 95, 99, 99.9];
 
-    /// <summary>
-    /// What a scenario sends: <c>Request</c> in naive and optimized (the flags file decides which serves it),
-    /// <c>BaselineRequest</c> in the baseline mode, null where the scenario has no baseline. The argument is the
-    /// id of a stored upload, for downloads.
-    /// </summary>
-    private sealed record Step(string Scenario, string[] Services, int Concurrency, int Requests, long RequestBytes, Func<string?, HttpRequestMessage> Request, Func<string?, HttpRequestMessage>? BaselineRequest);
+    /// <summary>One phase to measure: a scenario in a mode, so many requests at so many in flight, on a catalog of a size.</summary>
+    private sealed record Phase(BenchScenario Scenario, string Mode, int Concurrency, int Requests, int? Products);
 
     public static async Task<BenchResult> RunAsync(BenchOptions options, Action<string>? progress = null, CancellationToken cancellationToken = default)
     {
         progress ??= _ => { };
         var machine = new MachineInfo(RuntimeInformation.OSDescription, Environment.ProcessorCount, RuntimeInformation.FrameworkDescription, options.Configuration, DateTimeOffset.UtcNow);
         var work = Directory.CreateTempSubdirectory("httpperf-bench-").FullName;
-        var phases = new List<PhaseResult>();
+        var results = new List<PhaseResult>();
         try
         {
-            foreach (var mode in Modes)
+            foreach (var phase in Plan(options))
             {
-                phases.AddRange(await RunModeAsync(options, mode, work, progress, cancellationToken));
+                progress($"{phase.Mode}: {phase.Scenario.Name}, {phase.Requests} requests, {phase.Concurrency} in flight{(phase.Products is { } n ? $", {n:N0} products" : "")}");
+                results.Add(await RunPhaseAsync(options, phase, work, cancellationToken));
             }
         }
         finally
@@ -49,50 +58,76 @@ public static class BenchRunner
             Directory.Delete(work, recursive: true);
         }
 
-        return new BenchResult(machine, options, phases, BenchTargets.Check(phases, options));
+        return new BenchResult(machine, options, results, options.Sweep is null ? BenchTargets.Check(results, options) : []);
     }
 
-    private static async Task<List<PhaseResult>> RunModeAsync(BenchOptions options, string mode, string work, Action<string> progress, CancellationToken cancellationToken)
+    private static IEnumerable<Phase> Plan(BenchOptions options)
     {
-        var flagsMode = mode == Baseline ? Optimized : mode;
-        await FlagsFile.WriteAsync(Path.Combine(work, "flags.json"), Pitfalls.All.ToDictionary(p => p.Flag, _ => flagsMode), cancellationToken);
-        var uploadBytes = options.UploadMiB * 1_048_576L;
-        string[] products = ["Gateway", "Frontend.Api", "Catalog.Api"], catalog = ["Gateway", "Catalog.Api"], uploads = ["Gateway", "Uploads.Api"];
-        Step[] steps =
-        [
-            new("products", products, 1, options.Requests, 0, _ => Get("/api/products"), _ => Get("/api/products/baseline")),
-            new("products", products, options.Concurrency, options.ConcurrentRequests, 0, _ => Get("/api/products"), _ => Get("/api/products/baseline")),
-            new("catalog", catalog, 1, options.Requests, 0, _ => Get("/api/catalog/products"), _ => Get("/api/catalog/products/baseline")),
-            new("catalog", catalog, options.Concurrency, options.ConcurrentRequests, 0, _ => Get("/api/catalog/products"), _ => Get("/api/catalog/products/baseline")),
-            new("export", catalog, 1, options.Requests, 0, _ => Get("/api/catalog/export"), null),
-            new("upload", uploads, 1, options.UploadRequests, uploadBytes, _ => Post("/api/uploads", uploadBytes), _ => Post("/api/uploads/sink", uploadBytes)),
-            new("download", uploads, 1, options.UploadRequests, 0, id => Get($"/api/uploads/{id}"), null),
-        ];
-
-        var results = new List<PhaseResult>();
-        foreach (var step in steps)
+        var products = BenchScenarios.Find("products");
+        switch (options.Sweep)
         {
-            var request = mode == Baseline ? step.BaselineRequest : step.Request;
-            if (request is null)
-            {
-                continue;
-            }
+            case null:
+                var scenarios = BenchScenarios.Select([.. options.Scenarios]);
+                foreach (var mode in Modes)
+                {
+                    foreach (var scenario in scenarios.Where(s => mode != Baseline || s.Baseline is not null))
+                    {
+                        var requests = scenario.Uploads || scenario.Downloads ? options.UploadRequests : options.Requests;
+                        yield return new Phase(scenario, mode, 1, requests, options.ProductCount);
+                        if (scenario.Loaded)
+                        {
+                            yield return new Phase(scenario, mode, options.Concurrency, options.ConcurrentRequests, options.ProductCount);
+                        }
+                    }
+                }
 
-            // Fresh processes for every phase: a peak working set belongs to this phase alone.
-            progress($"{mode}: {step.Scenario}, {step.Requests} requests, {step.Concurrency} in flight");
-            await using var system = await StartAsync(options, work, cancellationToken);
-            using var client = new HttpClient { BaseAddress = system.Gateway.BaseAddress, Timeout = TimeSpan.FromMinutes(10) };
-            var downloadId = step.Scenario == "download" ? await SyntheticFileContent.StoreAsync(client, uploadBytes, cancellationToken) : null;
-            var services = system.Services.Where(s => step.Services.Contains(s.Name)).ToList();
-            results.Add(await MeasureAsync(system, client, step, mode, services, () => request(downloadId), cancellationToken));
+                break;
+            case SizeSweep:
+                foreach (var count in options.Points ?? SizePoints)
+                {
+                    foreach (var mode in Modes)
+                    {
+                        yield return new Phase(products, mode, 1, options.Requests, count);
+                    }
+                }
+
+                break;
+            case ConcurrencySweep:
+                foreach (var concurrency in options.Points ?? ConcurrencyPoints)
+                {
+                    foreach (var mode in Modes)
+                    {
+                        yield return new Phase(products, mode, concurrency, Math.Max(options.Requests, 2 * concurrency), options.ProductCount ?? ConcurrencySweepProducts);
+                    }
+                }
+
+                break;
+            default:
+                throw new ArgumentException($"Unknown sweep '{options.Sweep}': use {SizeSweep} or {ConcurrencySweep}.");
         }
-
-        return results;
     }
 
-    private static Task<LocalSystem.LocalSystem> StartAsync(BenchOptions options, string work, CancellationToken cancellationToken)
+    private static async Task<PhaseResult> RunPhaseAsync(BenchOptions options, Phase phase, string work, CancellationToken cancellationToken)
     {
-        var uploads = Path.Combine(work, "uploads");
+        // A catalog of another size is seeded in its own folder (the seed is kept between phases of one size).
+        var folder = Directory.CreateDirectory(Path.Combine(work, phase.Products is { } n ? $"products-{n}" : "default")).FullName;
+        await FlagsFile.WriteAsync(Path.Combine(folder, "flags.json"), Pitfalls.All.ToDictionary(p => p.Flag, _ => phase.Mode == Baseline ? Optimized : phase.Mode), cancellationToken);
+
+        // Fresh processes for every phase: a peak working set belongs to this phase alone.
+        await using var system = await StartAsync(options, phase.Products, folder, cancellationToken);
+        var entry = phase.Scenario.Entry == Entry.Frontend ? system.Frontend : system.Gateway;
+        using var client = new HttpClient { BaseAddress = entry.BaseAddress, Timeout = TimeSpan.FromMinutes(10) };
+        var uploadBytes = options.UploadMiB * 1_048_576L;
+        var downloadId = phase.Scenario.Downloads ? await SyntheticFileContent.StoreAsync(client, uploadBytes, cancellationToken) : null;
+        var requests = new BenchRequests(uploadBytes, downloadId);
+        var build = phase.Mode == Baseline ? phase.Scenario.Baseline! : phase.Scenario.Request;
+        var services = system.Services.Where(s => phase.Scenario.Services.Contains(s.Name)).ToList();
+        return await MeasureAsync(system, client, phase, services, () => build(requests), phase.Scenario.Uploads ? uploadBytes : 0, cancellationToken);
+    }
+
+    private static Task<LocalSystem.LocalSystem> StartAsync(BenchOptions options, int? products, string folder, CancellationToken cancellationToken)
+    {
+        var uploads = Path.Combine(folder, "uploads");
         if (Directory.Exists(uploads))
         {
             Directory.Delete(uploads, recursive: true); // the previous phase's files
@@ -105,20 +140,23 @@ public static class BenchRunner
             ["Frontend__EnableBaseline"] = "true",
         };
         return LocalSystem.LocalSystem.StartAsync(
-            new LocalSystemOptions { ProductCount = options.ProductCount, WorkDirectory = work, Configuration = options.Configuration, Environment = environment },
+            new LocalSystemOptions { ProductCount = products, WorkDirectory = folder, Configuration = options.Configuration, Environment = environment },
             cancellationToken);
     }
 
     private static async Task<PhaseResult> MeasureAsync(
-        LocalSystem.LocalSystem system, HttpClient client, Step step, string mode, IReadOnlyList<ServiceProcess> services, Func<HttpRequestMessage> request, CancellationToken cancellationToken)
+        LocalSystem.LocalSystem system, HttpClient client, Phase phase, IReadOnlyList<ServiceProcess> services, Func<HttpRequestMessage> request, long requestBytes, CancellationToken cancellationToken)
     {
+        var mode = phase.Mode;
+        var buffer = phase.Scenario.ReadBufferBytes;
+
         // Warm-up (JIT, connection pools, the baseline's cached bytes), one request at a time, not measured.
-        await LoadRunner.RunAsync(client, _ => (mode, request()), requests: 2, concurrency: 1, cancellationToken);
+        await LoadRunner.RunAsync(client, _ => (mode, request()), requests: 2, concurrency: 1, cancellationToken, buffer);
 
         var before = await ReadCountersAsync(services, cancellationToken);
         var sampler = new ResourceSampler(services, s => system.TempDirectory(s.Name));
         var started = Stopwatch.GetTimestamp();
-        var stats = (await LoadRunner.RunAsync(client, _ => (mode, request()), step.Requests, step.Concurrency, cancellationToken, keysInOrder: [mode]))[0];
+        var stats = (await LoadRunner.RunAsync(client, _ => (mode, request()), phase.Requests, phase.Concurrency, cancellationToken, buffer, keysInOrder: [mode]))[0];
         var seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
         var peaks = await sampler.StopAsync();
         var after = await ReadCountersAsync(services, cancellationToken);
@@ -132,7 +170,7 @@ public static class BenchRunner
                 PeakTempBytes: sampler.PeakTempBytes.GetValueOrDefault(s.Name)));
         var workingSet = sampler.Series.Select(sample => new WorkingSetPoint(sample.Seconds, sample.WorkingSet.Values.Sum())).ToList();
         return new PhaseResult(
-            step.Scenario, mode, step.Concurrency, stats.Count, stats.Errors, stats.MeanBodyBytes, step.RequestBytes,
+            phase.Scenario.Name, mode, phase.Concurrency, stats.Count, stats.Errors, stats.MeanBodyBytes, requestBytes,
             stats.PercentileMs(50), stats.PercentileMs(90), stats.PercentileMs(99), stats.FirstBytePercentileMs(50), seconds,
             figures, Percentiles.Select(p => new PercentilePoint(p, stats.PercentileMs(p))).ToList(), workingSet);
     }
@@ -147,9 +185,4 @@ public static class BenchRunner
 
         return counters;
     }
-
-    private static HttpRequestMessage Get(string path) => new(HttpMethod.Get, path);
-
-    private static HttpRequestMessage Post(string path, long bytes) => new(HttpMethod.Post, path) { Content = SyntheticFileContent.Create(bytes) };
-
 }

@@ -1,36 +1,38 @@
 namespace LoadGen.Bench;
 
 /// <summary>
-/// The project's performance targets (issue "LoadGen"), each a ratio of two figures from the same run.
-/// They are stated at the default sizes (25 MB catalog, 100 MB upload); at other sizes they are still
-/// computed, for the record.
+/// The project's performance targets, each a ratio of two figures from the same run (one is a total): the
+/// naive-vs-optimized goals of the LoadGen issue, and the optimized-vs-limit goals of the "optimized path at
+/// its limit" issue. They are stated at the default sizes (25 MB catalog, 100 MB upload); at other sizes they
+/// are still computed, for the record. A target whose figures the run did not measure is not met or missed.
 /// </summary>
 public static class BenchTargets
 {
     public static IReadOnlyList<TargetCheck> Check(IReadOnlyList<PhaseResult> phases, BenchOptions options)
     {
-        double? Ratio(PhaseResult? top, PhaseResult? bottom, Func<PhaseResult, double> figure) =>
+        static double? Ratio(PhaseResult? top, PhaseResult? bottom, Func<PhaseResult, double> figure) =>
             top is null || bottom is null || figure(bottom) <= 0 ? null : figure(top) / figure(bottom);
         static double CatalogPlusFrontend(PhaseResult phase) =>
             phase.Services.Where(s => s.Key is "Catalog.Api" or "Frontend.Api").Sum(s => (double)s.Value.PeakWorkingSetBytes);
+        static double GatewayCpu(PhaseResult phase) => phase.Services["Gateway"].CpuMsPerRequest;
+        PhaseResult? Find(string scenario, string mode, int concurrency = 1) => phases.Find(scenario, mode, concurrency);
 
-        var naive = phases.Find("products", BenchRunner.Naive, 1);
-        var optimized = phases.Find("products", BenchRunner.Optimized, 1);
-        var baseline = phases.Find("products", BenchRunner.Baseline, 1);
-        var naiveLoaded = phases.Find("products", BenchRunner.Naive, options.Concurrency);
-        var optimizedLoaded = phases.Find("products", BenchRunner.Optimized, options.Concurrency);
-        var naiveUpload = phases.Find("upload", BenchRunner.Naive, 1);
-        var optimizedUpload = phases.Find("upload", BenchRunner.Optimized, 1);
-        var sink = phases.Find("upload", BenchRunner.Baseline, 1);
-
+        var loaded = options.Concurrency;
+        var products = Find("products", BenchRunner.Optimized);
+        var totalCpuSeconds = products?.Services.Values.Sum(s => s.CpuMsPerRequest) / 1000;
         return
         [
-            TargetCheck.AtMostOf("product list p50 latency", "optimized / naive", Ratio(optimized, naive, p => p.P50Ms), 0.1),
-            TargetCheck.AtMostOf("product list time to first byte (p50)", "optimized / naive", Ratio(optimized, naive, p => p.FirstByteP50Ms), 0.02),
-            TargetCheck.AtMostOf($"peak working set of Catalog.Api + Frontend.Api, {options.Concurrency} concurrent fetches", "optimized / naive", Ratio(optimizedLoaded, naiveLoaded, CatalogPlusFrontend), 0.1),
-            TargetCheck.AtMostOf("product list p50 latency end to end", "optimized / static-bytes baseline", Ratio(optimized, baseline, p => p.P50Ms), 2),
-            TargetCheck.AtLeastOf($"{options.UploadMiB} MiB upload throughput", "optimized / naive", Ratio(optimizedUpload, naiveUpload, p => p.MiBPerSecond), 10),
-            TargetCheck.AtLeastOf($"{options.UploadMiB} MiB upload throughput", "optimized / raw sink", Ratio(optimizedUpload, sink, p => p.MiBPerSecond), 0.7),
+            TargetCheck.AtMostOf("product list p50 latency", "optimized / naive", Ratio(products, Find("products", BenchRunner.Naive), p => p.P50Ms), 0.1),
+            TargetCheck.AtMostOf("product list time to first byte (p50)", "optimized / naive", Ratio(products, Find("products", BenchRunner.Naive), p => p.FirstByteP50Ms), 0.02),
+            TargetCheck.AtMostOf($"peak working set of Catalog.Api + Frontend.Api, {loaded} concurrent fetches", "optimized / naive", Ratio(Find("products", BenchRunner.Optimized, loaded), Find("products", BenchRunner.Naive, loaded), CatalogPlusFrontend), 0.1),
+            TargetCheck.AtMostOf("product list p50 latency end to end", "optimized / static-bytes baseline", Ratio(products, Find("products", BenchRunner.Baseline), p => p.P50Ms), 2),
+            TargetCheck.AtMostOf($"product list p50 latency, {loaded} in flight", "optimized / static-bytes baseline", Ratio(Find("products", BenchRunner.Optimized, loaded), Find("products", BenchRunner.Baseline, loaded), p => p.P50Ms), 2),
+            TargetCheck.AtMostOf("catalog p50 latency", "optimized / static-bytes baseline", Ratio(Find("catalog", BenchRunner.Optimized), Find("catalog", BenchRunner.Baseline), p => p.P50Ms), 3),
+            TargetCheck.AtMostOf("Gateway CPU per catalog relay (same bytes)", "optimized / static-bytes baseline", Ratio(Find("catalog", BenchRunner.Optimized), Find("catalog", BenchRunner.Baseline), GatewayCpu), 1.3),
+            TargetCheck.AtMostOf("CPU seconds per optimized product list, Gateway + Frontend.Api + Catalog.Api", "total", totalCpuSeconds, 0.35),
+            TargetCheck.AtMostOf("Gateway overhead on the optimized product list, p50", "via Gateway / direct to Frontend.Api", Ratio(products, Find("products-direct", BenchRunner.Optimized), p => p.P50Ms), 1.1),
+            TargetCheck.AtLeastOf($"{options.UploadMiB} MiB upload throughput", "optimized / naive", Ratio(Find("upload", BenchRunner.Optimized), Find("upload", BenchRunner.Naive), p => p.MiBPerSecond), 10),
+            TargetCheck.AtLeastOf($"{options.UploadMiB} MiB upload throughput", "optimized / raw sink", Ratio(Find("upload", BenchRunner.Optimized), Find("upload", BenchRunner.Baseline), p => p.MiBPerSecond), 0.8),
         ];
     }
 }

@@ -4,14 +4,23 @@ using LoadGen.Bench;
 namespace LoadGen.Commands;
 
 /// <summary>
-/// <c>bench</c>: the project's performance table, reproducible on any machine without Aspire. Starts the
-/// services per mode, runs every scenario, writes report.md, report.json and charts (see <see cref="BenchRunner"/>).
+/// <c>bench</c>: the project's one way to measure, reproducible on any machine without Aspire. Starts the
+/// services per phase, runs the scenarios chosen (or a sweep of the product list over size or concurrency),
+/// writes report.md, report.json and charts (see <see cref="BenchRunner"/>).
 /// </summary>
 public static class BenchCommand
 {
     public static Command Create()
     {
-        var output = new Option<string?>("--out") { Description = "Folder for report.md, report.json and the charts (default: docs/results/bench in the repository)." };
+        var output = new Option<string?>("--out") { Description = "Folder for report.md, report.json and the charts (default: docs/results/bench, or docs/results/sweep-<kind>, in the repository)." };
+        var scenario = new Option<string>("--scenario")
+        {
+            Description = $"Scenarios, comma-separated: {string.Join(", ", BenchScenarios.All.Select(s => s.Name))}, or all.",
+            DefaultValueFactory = _ => string.Join(",", BenchScenarios.Default),
+        };
+        var sweep = new Option<string?>("--sweep") { Description = $"Sweep the product list instead: {BenchRunner.SizeSweep} (catalogs of about 0.3, 3, 25 and 100 MB) or {BenchRunner.ConcurrencySweep} (1, 4, 16 and 64 in flight, on a {BenchRunner.ConcurrencySweepProducts:N0}-product catalog unless --products says otherwise)." };
+        sweep.AcceptOnlyFromAmong(BenchRunner.SizeSweep, BenchRunner.ConcurrencySweep);
+        var points = new Option<string?>("--points") { Description = "A sweep's points instead of the defaults, comma-separated: product counts (size) or requests in flight (concurrency)." };
         var products = new Option<int?>("--products") { Description = "Catalog size (default: the service default, about 25 MB)." };
         var requests = Positive("--requests", "Requests one at a time per mode (latency).", 10);
         var concurrency = Positive("--concurrency", "Fetches in flight for memory and throughput.", 16);
@@ -28,13 +37,29 @@ public static class BenchCommand
 
         var command = new Command("bench", "Start the services per mode (naive, optimized, baseline), run every scenario, write the report.")
         {
-            output, products, requests, concurrency, concurrentRequests, uploadMb, uploads,
+            output, scenario, sweep, points, products, requests, concurrency, concurrentRequests, uploadMb, uploads,
         };
+        command.Validators.Add(result =>
+        {
+            try
+            {
+                BenchScenarios.Select(Split(result.GetValue(scenario) ?? string.Join(",", BenchScenarios.Default)));
+                _ = ParsePoints(result.GetValue(points));
+            }
+            catch (Exception error) when (error is ArgumentException or FormatException or OverflowException)
+            {
+                result.AddError(error.Message);
+            }
+        });
         command.SetAction(async (parse, cancellationToken) =>
         {
+            var sweepKind = parse.GetValue(sweep);
             var options = new BenchOptions
             {
-                OutputDirectory = parse.GetValue(output) ?? Path.Combine(LocalSystem.LocalSystem.RepositoryRoot(), "docs", "results", "bench"),
+                OutputDirectory = parse.GetValue(output) ?? Path.Combine(LocalSystem.LocalSystem.RepositoryRoot(), "docs", "results", sweepKind is null ? "bench" : $"sweep-{sweepKind}"),
+                Scenarios = Split(parse.GetValue(scenario)!),
+                Sweep = sweepKind,
+                Points = ParsePoints(parse.GetValue(points)),
                 ProductCount = parse.GetValue(products),
                 Requests = parse.GetValue(requests),
                 Concurrency = parse.GetValue(concurrency),
@@ -50,6 +75,11 @@ public static class BenchCommand
         });
         return command;
     }
+
+    private static string[] Split(string list) => list.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+
+    private static int[]? ParsePoints(string? list) =>
+        list is null ? null : Split(list).Select(p => int.Parse(p, System.Globalization.CultureInfo.InvariantCulture) is > 0 and var n ? n : throw new ArgumentException("--points must be positive.")).ToArray();
 
     private static Option<int> Positive(string name, string description, int defaultValue)
     {

@@ -29,6 +29,7 @@ public sealed class BenchTests
                 ("catalog", 1, BenchRunner.Modes), ("catalog", 2, BenchRunner.Modes),
                 ("export", 1, [BenchRunner.Naive, BenchRunner.Optimized]),
                 ("upload", 1, BenchRunner.Modes), ("download", 1, [BenchRunner.Naive, BenchRunner.Optimized]),
+                ("products-direct", 1, BenchRunner.Modes),
             ];
             Assert.Equal(
                 expected.SelectMany(e => e.Modes.Select(m => $"{e.Scenario}/{e.Concurrency}/{m}")).Order(),
@@ -39,6 +40,7 @@ public sealed class BenchTests
                 var what = $"{phase.Scenario}/{phase.Concurrency}/{phase.Mode}";
                 Assert.True(phase.Errors == 0, $"{what}: {phase.Errors} errors");
                 Assert.Equal(phase.Concurrency == 1 ? (phase.Scenario is "upload" or "download" ? 2 : 3) : 4, phase.Requests);
+                Assert.Equal(BenchScenarios.Find(phase.Scenario).Services, phase.Services.Keys);
                 Assert.True(phase.FirstByteP50Ms > 0 && phase.FirstByteP50Ms <= phase.P50Ms, $"{what}: first byte {phase.FirstByteP50Ms} ms, p50 {phase.P50Ms} ms");
                 Assert.True(phase.P50Ms <= phase.P90Ms && phase.P90Ms <= phase.P99Ms, what);
                 Assert.Equal(phase.Latency.Select(l => l.Ms).Order(), phase.Latency.Select(l => l.Ms));
@@ -63,7 +65,7 @@ public sealed class BenchTests
             Assert.Equal(["Gateway", "Frontend.Api", "Catalog.Api"], Phase("products", BenchRunner.Naive).Services.Keys);
 
             // Every target was computed from figures of this run, and the report shows each.
-            Assert.Equal(6, result.Targets.Count);
+            Assert.Equal(11, result.Targets.Count);
             Assert.All(result.Targets, t => Assert.NotNull(t.Met));
             var markdown = await File.ReadAllTextAsync(Path.Combine(output, BenchReport.MarkdownFile), Cancel);
             Assert.All(result.Targets, t => Assert.Contains($"| {t.Target} | {t.Comparison} |", markdown));
@@ -79,6 +81,69 @@ public sealed class BenchTests
                 await file.ReadExactlyAsync(header, Cancel);
                 Assert.Equal(new byte[] { 0x89, (byte)'P', (byte)'N', (byte)'G', 0x0D, 0x0A, 0x1A, 0x0A }, header);
             }
+        }
+        finally
+        {
+            Directory.Delete(output, recursive: true);
+        }
+    }
+
+    [Fact]
+    public async Task Bench_runs_only_the_scenarios_named_and_says_what_the_gateway_adds()
+    {
+        var output = Directory.CreateTempSubdirectory("httpperf-bench-test-").FullName;
+        try
+        {
+            var root = new System.CommandLine.RootCommand { LoadGen.Commands.BenchCommand.Create() };
+            string[] args = ["bench", "--scenario", "products,products-direct,download-4k", "--out", output, "--products", "300", "--requests", "2", "--concurrency", "2", "--concurrent-requests", "2", "--upload-mb", "1", "--uploads", "2"];
+
+            Assert.Equal(0, await root.Parse(args).InvokeAsync(cancellationToken: Cancel));
+
+            var result = BenchReport.Read(output);
+            Assert.Equal(
+                new[] { "download-4k/1/naive", "download-4k/1/optimized", "products-direct/1/baseline", "products-direct/1/naive", "products-direct/1/optimized", "products/1/baseline", "products/1/naive", "products/1/optimized", "products/2/baseline", "products/2/naive", "products/2/optimized" },
+                result.Phases.Select(p => $"{p.Scenario}/{p.Concurrency}/{p.Mode}").Order(StringComparer.Ordinal));
+            Assert.All(result.Phases, p => Assert.Equal(0, p.Errors));
+            // Straight to Frontend.Api: the same body, and the Gateway is not charged.
+            var direct = result.Phases.Single(p => p.Scenario == "products-direct" && p.Mode == BenchRunner.Optimized);
+            Assert.Equal(result.Phases.Single(p => p.Scenario == "products" && p.Mode == BenchRunner.Optimized && p.Concurrency == 1).ResponseBytes, direct.ResponseBytes);
+            Assert.Equal(["Frontend.Api", "Catalog.Api"], direct.Services.Keys);
+            Assert.Equal(1L << 20, result.Phases.Single(p => p.Scenario == "download-4k" && p.Mode == BenchRunner.Naive).ResponseBytes);
+
+            Assert.NotEqual(0, await root.Parse(["bench", "--scenario", "teleport", "--out", output]).InvokeAsync(cancellationToken: Cancel));
+        }
+        finally
+        {
+            Directory.Delete(output, recursive: true);
+        }
+    }
+
+    [Fact]
+    public async Task A_size_sweep_measures_each_point_in_every_mode_and_says_how_cost_grows()
+    {
+        var output = Directory.CreateTempSubdirectory("httpperf-sweep-test-").FullName;
+        try
+        {
+            var root = new System.CommandLine.RootCommand { LoadGen.Commands.BenchCommand.Create() };
+            string[] args = ["bench", "--sweep", "size", "--points", "200,2000", "--requests", "2", "--out", output];
+
+            Assert.Equal(0, await root.Parse(args).InvokeAsync(cancellationToken: Cancel));
+
+            var result = BenchReport.Read(output);
+            Assert.Equal(6, result.Phases.Count);
+            Assert.All(result.Phases, p => Assert.Equal(("products", 1, 0L), (p.Scenario, p.Concurrency, p.Errors)));
+            foreach (var mode in BenchRunner.Modes)
+            {
+                var sizes = result.Phases.Where(p => p.Mode == mode).Select(p => p.ResponseBytes).Order().ToList();
+                Assert.True(sizes[1] > sizes[0] * 5, $"{mode}: bodies of {string.Join(", ", sizes)} bytes for 200 and 2,000 products");
+                Assert.NotNull(SweepReport.Slope(result, mode, p => p.P50Ms));
+            }
+
+            var markdown = await File.ReadAllTextAsync(Path.Combine(output, BenchReport.MarkdownFile), Cancel);
+            Assert.Contains("**How cost grows**", markdown);
+            var charts = Directory.GetFiles(output, "*.png").Select(Path.GetFileName).Order().ToList();
+            Assert.Equal(["sweep-size-latency.png", "sweep-size-working-set.png"], charts);
+            Assert.All(charts, chart => Assert.Contains($"]({chart})", markdown));
         }
         finally
         {

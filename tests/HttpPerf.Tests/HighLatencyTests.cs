@@ -1,13 +1,12 @@
 using System.Diagnostics;
-using System.Text.Json;
-using LoadGen.Commands;
+using LoadGen.Bench;
 
 namespace HttpPerf.Tests;
 
 /// <summary>
 /// Seed 003 on Kestrel: the CSV export written row by row with a flush each, against coalesced writes,
 /// over a loopback with a 100 ms round trip. The test makes its own network namespace, whose loopback gets
-/// a <c>tc netem</c> delay of 50 ms each way, and runs <c>LoadGen measure-export</c> (services and client)
+/// a <c>tc netem</c> delay of 50 ms each way, and runs <c>LoadGen bench --scenario export</c> (services and client)
 /// inside it. It skips, saying why, where namespaces or netem are not available. It checks what was
 /// measured, not how fast: the ratio is reported (README).
 /// </summary>
@@ -32,16 +31,26 @@ public sealed class HighLatencyTests
                 Assert.Skip($"tc netem is not available on this kernel ({netem.Output.Trim()})");
             }
 
-            var loadGen = typeof(MeasureExportCommand).Assembly.Location;
-            var run = await RunAsync("ip", ["netns", "exec", ns, "dotnet", loadGen, "measure-export", "--products", "20000", "--requests", "2", "--json"], TimeSpan.FromMinutes(10));
-            Assert.True(run.ExitCode == 0, run.Output);
+            var loadGen = typeof(BenchRunner).Assembly.Location;
+            var output = Directory.CreateTempSubdirectory("httpperf-latency-").FullName;
+            try
+            {
+                var run = await RunAsync("ip", ["netns", "exec", ns, "dotnet", loadGen, "bench", "--scenario", "export", "--products", "20000", "--requests", "2", "--out", output], TimeSpan.FromMinutes(10));
+                Assert.True(run.ExitCode == 0, run.Output);
 
-            var result = JsonSerializer.Deserialize<MeasureExportCommand.Result>(run.StandardOutput.Trim().Split('\n')[^1], JsonSerializerOptions.Web)!;
-            TestContext.Current.TestOutputHelper?.WriteLine($"100 ms RTT, 20,000 rows: naive p50 {result.Naive.P50Ms:F0} ms, optimized p50 {result.Optimized.P50Ms:F0} ms, optimized / naive {result.P50Ratio:F2}");
-            Assert.Equal(0, result.Naive.Errors + result.Optimized.Errors);
-            Assert.Equal(result.Naive.Bytes, result.Optimized.Bytes);
-            // The delay applies: no response can come back in less than a round trip.
-            Assert.True(result.Naive.FirstByteP50Ms >= 100 && result.Optimized.FirstByteP50Ms >= 100, $"first bytes at {result.Naive.FirstByteP50Ms} and {result.Optimized.FirstByteP50Ms} ms");
+                var result = BenchReport.Read(output);
+                var naive = result.Phases.Single(p => p.Mode == BenchRunner.Naive);
+                var optimized = result.Phases.Single(p => p.Mode == BenchRunner.Optimized);
+                TestContext.Current.TestOutputHelper?.WriteLine($"100 ms RTT, 20,000 rows: naive p50 {naive.P50Ms:F0} ms, optimized p50 {optimized.P50Ms:F0} ms, optimized / naive {optimized.P50Ms / naive.P50Ms:F2}");
+                Assert.Equal(0, naive.Errors + optimized.Errors);
+                Assert.Equal(naive.ResponseBytes, optimized.ResponseBytes);
+                // The delay applies: no response can come back in less than a round trip.
+                Assert.True(naive.FirstByteP50Ms >= 100 && optimized.FirstByteP50Ms >= 100, $"first bytes at {naive.FirstByteP50Ms} and {optimized.FirstByteP50Ms} ms");
+            }
+            finally
+            {
+                Directory.Delete(output, recursive: true);
+            }
         }
         finally
         {
