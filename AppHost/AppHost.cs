@@ -22,6 +22,8 @@ var frontend = builder.AddProject<Projects.Frontend_Api>("frontend")
 var gateway = builder.AddProject<Projects.Gateway>("gateway")
     .WithPerfFlags(flagsFile)
     .WithEnvironment("Admin__Key", adminKey)
+    // The local demo lets LoadGen's A/B mode force naive or optimized per request; a deployment keeps it off.
+    .WithEnvironment("Gateway__AllowModeOverride", "true")
     .WithHttpHealthCheck("/health")
     .WithExternalHttpEndpoints()
     // The Gateway's own pages: the landing page (flags, and the last minute per route and variant) and the admin page.

@@ -1,9 +1,11 @@
 using Gateway;
 using Gateway.Admin;
 using Gateway.Buffering;
+using Gateway.Edge;
 using Gateway.Live;
 using HttpPerf.ServiceDefaults.Flags;
 using Yarp.ReverseProxy.ServiceDiscovery;
+using Yarp.ReverseProxy.Transforms;
 
 namespace Microsoft.Extensions.Hosting;
 
@@ -14,13 +16,19 @@ public static class GatewayServiceExtensions
         // Routes and clusters live in appsettings.json ("ReverseProxy"); cluster addresses such as
         // http://catalog are resolved by service discovery.
         builder.Services.AddReverseProxy()
-            .LoadFromConfig(builder.Configuration.GetSection("ReverseProxy"));
+            .LoadFromConfig(builder.Configuration.GetSection("ReverseProxy"))
+            // The admin key is the Gateway's alone: never forwarded to a service.
+            .AddTransforms(transforms => transforms.AddRequestHeaderRemove(AdminKey.Header));
         builder.Services.AddSingleton<IDestinationResolver, ServiceDiscoveryDestinationResolver>();
 
         builder.Services.AddPitfall<IExchangeLogger, BufferingExchangeLogger, StreamingExchangeLogger>(IExchangeLogger.Flag);
 
         builder.Services.AddSingleton<RecentExchanges>();
         builder.Services.AddSingleton<AdminKey>();
+
+        // The edge: who may force a mode, and how many proxied requests run and wait at once.
+        builder.Services.AddSingleton<IPerfModeGate, EdgeModeGate>();
+        builder.Services.AddProxyConcurrencyLimit(builder.Configuration);
         builder.Services.AddSingleton<FlagsAdmin>();
         builder.Services.AddHttpClient(nameof(FlagsAdmin));
         return builder;

@@ -6,6 +6,7 @@ builder.AddGatewayServices();
 var app = builder.Build();
 
 app.UseServiceDefaults();
+app.UseRateLimiter();
 app.UseDefaultFiles();
 app.UseStaticFiles();
 app.MapLiveApi();

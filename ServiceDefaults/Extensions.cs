@@ -32,6 +32,7 @@ public static class Extensions
         builder.AddPerfFlags();
         builder.Services.AddProblemDetails();
         builder.Services.AddOpenApi();
+        HttpLimits.AddTo(builder);
 
         builder.Services.AddServiceDiscovery();
         builder.Services.ConfigureHttpClientDefaults(http =>

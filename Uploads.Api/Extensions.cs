@@ -11,6 +11,7 @@ public static class UploadServiceExtensions
     public static IHostApplicationBuilder AddUploadServices(this IHostApplicationBuilder builder)
     {
         builder.Services.Configure<UploadOptions>(builder.Configuration.GetSection(UploadOptions.Section));
+        builder.Services.AddSingleton<StorageQuota>();
         builder.Services.AddSingleton<UploadStore>();
         builder.Services.AddHostedService(sp => sp.GetRequiredService<UploadStore>());
         builder.Services.AddSingleton<UploadRules>();

@@ -77,29 +77,7 @@ public static class BenchReport
             md.AppendLine();
             md.AppendLine(BenchScenarios.Find(scenario).Title);
             md.AppendLine();
-            md.AppendLine("| figure | naive | optimized | optimized / naive | baseline | optimized / baseline |");
-            md.AppendLine("|---|---:|---:|---:|---:|---:|");
-            void Row(string figure, Func<PhaseResult, double> value, Func<double?, string> format)
-            {
-                double? Of(PhaseResult? p) => p is null ? null : value(p);
-                md.AppendLine($"| {figure} | {format(Of(naive))} | {format(Of(optimized))} | {Ratio(Of(optimized), Of(naive))} | {format(Of(baseline))} | {Ratio(Of(optimized), Of(baseline))} |");
-            }
-
-            Row("errors", p => p.Errors, Count);
-            Row(any.RequestBytes > 0 ? "request body MB" : "response body MB", p => (p.RequestBytes > 0 ? p.RequestBytes : p.ResponseBytes) / 1e6, Number);
-            Row("p50 ms", p => p.P50Ms, Ms);
-            Row("p90 ms", p => p.P90Ms, Ms);
-            Row("p99 ms", p => p.P99Ms, Ms);
-            Row("first byte p50 ms", p => p.FirstByteP50Ms, Ms);
-            Row("throughput MiB/s", p => p.MiBPerSecond, Number);
-            Row("throughput requests/s", p => p.RequestsPerSecond, Number);
-            foreach (var service in any.Services.Keys)
-            {
-                Row($"{service} peak working set MB", p => p.Services[service].PeakWorkingSetBytes / 1e6, Number);
-                Row($"{service} allocated MB per request", p => p.Services[service].AllocatedBytesPerRequest / 1e6, Number);
-                Row($"{service} CPU ms per request", p => p.Services[service].CpuMsPerRequest, Ms);
-                Row($"{service} peak temp-file MB", p => p.Services[service].PeakTempBytes / 1e6, Number);
-            }
+            AppendFigures(md, result, scenario, concurrency, any.Services.Keys);
 
             if (charts.TryGetValue((scenario, concurrency), out var files))
             {
@@ -109,6 +87,39 @@ public static class BenchReport
         }
 
         return md.ToString();
+    }
+
+    /// <summary>
+    /// One scenario's figures side by side, naive | optimized | ratio | baseline | ratio: the client's, then
+    /// those of <paramref name="services"/>. The report's detail tables, and the tables docs embed.
+    /// </summary>
+    public static void AppendFigures(StringBuilder md, BenchResult result, string scenario, int concurrency, IEnumerable<string> services)
+    {
+        var (naive, optimized, baseline) = Modes(result, scenario, concurrency);
+        var any = (optimized ?? naive ?? baseline)!;
+        md.AppendLine("| figure | naive | optimized | optimized / naive | baseline | optimized / baseline |");
+        md.AppendLine("|---|---:|---:|---:|---:|---:|");
+        void Row(string figure, Func<PhaseResult, double> value, Func<double?, string> format)
+        {
+            double? Of(PhaseResult? p) => p is null ? null : value(p);
+            md.AppendLine($"| {figure} | {format(Of(naive))} | {format(Of(optimized))} | {Ratio(Of(optimized), Of(naive))} | {format(Of(baseline))} | {Ratio(Of(optimized), Of(baseline))} |");
+        }
+
+        Row("errors", p => p.Errors, Count);
+        Row(any.RequestBytes > 0 ? "request body MB" : "response body MB", p => (p.RequestBytes > 0 ? p.RequestBytes : p.ResponseBytes) / 1e6, Number);
+        Row("p50 ms", p => p.P50Ms, Ms);
+        Row("p90 ms", p => p.P90Ms, Ms);
+        Row("p99 ms", p => p.P99Ms, Ms);
+        Row("first byte p50 ms", p => p.FirstByteP50Ms, Ms);
+        Row("throughput MiB/s", p => p.MiBPerSecond, Number);
+        Row("throughput requests/s", p => p.RequestsPerSecond, Number);
+        foreach (var service in services)
+        {
+            Row($"{service} peak working set MB", p => p.Services[service].PeakWorkingSetBytes / 1e6, Number);
+            Row($"{service} allocated MB per request", p => p.Services[service].AllocatedBytesPerRequest / 1e6, Number);
+            Row($"{service} CPU ms per request", p => p.Services[service].CpuMsPerRequest, Ms);
+            Row($"{service} peak temp-file MB", p => p.Services[service].PeakTempBytes / 1e6, Number);
+        }
     }
 
     internal static IEnumerable<(string Scenario, int Concurrency)> Groups(BenchResult result) =>
@@ -138,5 +149,5 @@ public static class BenchReport
         _ => Invariant($"{value:0.00}"),
     };
 
-    private static string Count(double? value) => value is { } v ? Invariant($"{v:N0}") : "–";
+    internal static string Count(double? value) => value is { } v ? Invariant($"{v:N0}") : "–";
 }

@@ -20,6 +20,7 @@ public static class BenchCommand
         };
         var sweep = new Option<string?>("--sweep") { Description = $"Sweep the product list instead: {BenchRunner.SizeSweep} (catalogs of about 0.3, 3, 25 and 100 MB) or {BenchRunner.ConcurrencySweep} (1, 4, 16 and 64 in flight, on a {BenchRunner.ConcurrencySweepProducts:N0}-product catalog unless --products says otherwise)." };
         sweep.AcceptOnlyFromAmong(BenchRunner.SizeSweep, BenchRunner.ConcurrencySweep);
+        var updateDocs = new Option<bool>("--update-docs") { Description = "Run nothing: re-render the tables that README.md and docs/ quote from the committed docs/results/bench/report.json." };
         var points = new Option<string?>("--points") { Description = "A sweep's points instead of the defaults, comma-separated: product counts (size) or requests in flight (concurrency)." };
         var products = new Option<int?>("--products") { Description = "Catalog size (default: the service default, about 25 MB)." };
         var requests = Positive("--requests", "Requests one at a time per mode (latency).", 10);
@@ -37,7 +38,7 @@ public static class BenchCommand
 
         var command = new Command("bench", "Start the services per mode (naive, optimized, baseline), run every scenario, write the report.")
         {
-            output, scenario, sweep, points, products, requests, concurrency, concurrentRequests, uploadMb, uploads,
+            output, scenario, sweep, points, updateDocs, products, requests, concurrency, concurrentRequests, uploadMb, uploads,
         };
         command.Validators.Add(result =>
         {
@@ -53,6 +54,11 @@ public static class BenchCommand
         });
         command.SetAction(async (parse, cancellationToken) =>
         {
+            if (parse.GetValue(updateDocs))
+            {
+                return await UpdateDocsAsync(cancellationToken);
+            }
+
             var sweepKind = parse.GetValue(sweep);
             var options = new BenchOptions
             {
@@ -74,6 +80,25 @@ public static class BenchCommand
             return result.Phases.Any(p => p.Errors > 0) ? 1 : 0;
         });
         return command;
+    }
+
+    /// <summary>Re-renders every marked table of README.md and docs/ from the committed report (<see cref="BenchSnippets"/>).</summary>
+    private static async Task<int> UpdateDocsAsync(CancellationToken cancellationToken)
+    {
+        var root = LocalSystem.LocalSystem.RepositoryRoot();
+        var report = BenchReport.Read(Path.Combine(root, "docs", "results", "bench"));
+        foreach (var page in BenchSnippets.Pages(root))
+        {
+            var text = await File.ReadAllTextAsync(page, cancellationToken);
+            var updated = BenchSnippets.Update(text, report);
+            if (updated != text)
+            {
+                await File.WriteAllTextAsync(page, updated, cancellationToken);
+                Console.WriteLine($"updated {Path.GetRelativePath(root, page)}");
+            }
+        }
+
+        return 0;
     }
 
     private static string[] Split(string list) => list.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);

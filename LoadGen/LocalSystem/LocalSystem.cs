@@ -122,6 +122,8 @@ public sealed class LocalSystem : IAsyncDisposable
             gateway["Admin__Key"] = adminKey;
         }
 
+        gateway.TryAdd("Gateway__AllowModeOverride", options.AllowModeOverride ? "true" : "false");
+
         Gateway = await StartAsync("Gateway", gateway, options, cancellationToken);
     }
 

@@ -14,6 +14,12 @@ public sealed record LocalSystemOptions
     /// <summary>The Gateway's admin key (<c>Admin__Key</c>); no admin routes without one.</summary>
     public string? AdminKey { get; init; }
 
+    /// <summary>
+    /// <c>Gateway__AllowModeOverride</c>: whether any client may force a mode with <c>X-Perf-Mode</c> or baggage.
+    /// On for the tests and benchmarks, as under the AppHost; a deployment keeps the Gateway's default, off.
+    /// </summary>
+    public bool AllowModeOverride { get; init; } = true;
+
     /// <summary>Extra environment for every service (e.g. an OTLP endpoint).</summary>
     public IReadOnlyDictionary<string, string> Environment { get; init; } = new Dictionary<string, string>();
 }

@@ -34,6 +34,7 @@ public static class PerfFlagsExtensions
         builder.Services.AddHttpContextAccessor();
         GetFlags(builder.Services);
         builder.Services.TryAddScoped<RequestVariants>();
+        builder.Services.TryAddSingleton<IPerfModeGate, TrustCaller>();
         builder.Services.TryAddTransient<DownstreamVariantsHandler>();
         return builder;
     }

@@ -41,6 +41,18 @@ public static class PerfMode
     /// <summary>A flag value from the file: anything but a known variant falls back to optimized.</summary>
     public static string OrOptimized(string? variant) => IsValid(variant) ? variant! : Optimized;
 
+    /// <summary>
+    /// Drops what a client sent to force a mode, so neither this hop nor any hop behind it sees it: the header
+    /// (YARP would forward it), and the baggage entry, from the server span (which the runtime's propagator
+    /// injects downstream) and from OpenTelemetry's current baggage (which its HttpClient instrumentation injects).
+    /// </summary>
+    internal static void Ignore(HttpRequest request, Activity? serverSpan)
+    {
+        request.Headers.Remove(RequestHeader);
+        serverSpan?.SetBaggage(BaggageKey, null);
+        OpenTelemetry.Baggage.RemoveBaggage(BaggageKey);
+    }
+
     /// <summary>The mode forced for this request, from its header or from baggage set by an upstream hop.</summary>
     internal static string? Forced(HttpRequest request, out bool invalidHeader)
     {

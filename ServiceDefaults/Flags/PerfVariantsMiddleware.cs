@@ -14,8 +14,13 @@ internal sealed class PerfVariantsMiddleware(RequestDelegate next, PitfallFlags 
 {
     private const string FileSource = "Microsoft.FeatureManagement";
 
-    public async Task InvokeAsync(HttpContext context, RequestVariants variants, IVariantFeatureManagerSnapshot featureManager)
+    public async Task InvokeAsync(HttpContext context, RequestVariants variants, IVariantFeatureManagerSnapshot featureManager, IPerfModeGate gate)
     {
+        if (!gate.MayForce(context))
+        {
+            PerfMode.Ignore(context.Request, context.Features.Get<IHttpActivityFeature>()?.Activity);
+        }
+
         var forced = PerfMode.Forced(context.Request, out var invalidHeader);
         if (invalidHeader)
         {

@@ -4,7 +4,7 @@ namespace Uploads.Api.Storage;
 /// A file fully written, hashed and flushed under <c>.incoming/</c>, not yet acknowledged. Committing
 /// moves it under its id; disposing an uncommitted one deletes it, so a failed request leaves nothing.
 /// </summary>
-public sealed class PendingUpload(UploadReceipt receipt, string dataPath) : IDisposable
+public sealed class PendingUpload(UploadReceipt receipt, string dataPath, StorageQuota quota) : IDisposable
 {
     public UploadReceipt Receipt { get; } = receipt;
 
@@ -20,6 +20,7 @@ public sealed class PendingUpload(UploadReceipt receipt, string dataPath) : IDis
         {
             File.Delete(DataPath);
             File.Delete(MetadataPath);
+            quota.Release(Receipt.Size);
         }
     }
 }

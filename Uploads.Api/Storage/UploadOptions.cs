@@ -23,6 +23,12 @@ public sealed class UploadOptions
         "text/plain", "text/csv", "image/png", "image/jpeg", "image/webp", "video/mp4",
     ];
 
+    /// <summary>Bytes all stored files may take together (default 10 GiB). An upload that would pass it gets a 507.</summary>
+    public long MaxStoredBytes { get; set; } = 10L << 30;
+
+    /// <summary>Free space the disk must keep (default 1 GiB). An upload that would eat into it gets a 507.</summary>
+    public long MinFreeDiskBytes { get; set; } = 1L << 30;
+
     /// <summary>Adds <c>POST /uploads/sink</c>, which reads and discards the body: the benchmark's upper bound.</summary>
     public bool EnableSink { get; set; }
 }

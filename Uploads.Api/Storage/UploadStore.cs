@@ -11,7 +11,7 @@ namespace Uploads.Api.Storage;
 /// commit mark. A crash or a cut connection never leaves a partial file under a real id, and leftovers
 /// are removed at start.
 /// </summary>
-public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironment environment, ILogger<UploadStore> logger) : IHostedService
+public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironment environment, StorageQuota quota, ILogger<UploadStore> logger) : IHostedService
 {
     private const int BufferSize = 128 * 1024;
     private readonly string _root = Path.Combine(environment.ContentRootPath, options.Value.DataDirectory);
@@ -23,15 +23,17 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
     {
         var id = Guid.NewGuid().ToString("N");
         var dataPath = Path.Combine(Incoming, id);
+        long reserved = 0;
         try
         {
-            var (size, sha256) = await WriteAndHashAsync(content, dataPath, maxBytes, cancellationToken);
-            var pending = new PendingUpload(new UploadReceipt(id, size, sha256, fileName, contentType), dataPath);
+            var (size, sha256) = await WriteAndHashAsync(content, dataPath, maxBytes, bytes => { quota.Reserve(bytes, reserved, Incoming); reserved += bytes; }, cancellationToken);
+            var pending = new PendingUpload(new UploadReceipt(id, size, sha256, fileName, contentType), dataPath, quota);
             await File.WriteAllBytesAsync(pending.MetadataPath, JsonSerializer.SerializeToUtf8Bytes(pending.Receipt, UploadsJsonContext.Default.UploadReceipt), cancellationToken);
             return pending;
         }
         catch
         {
+            quota.Release(reserved);
             File.Delete(dataPath);
             File.Delete(dataPath + ".json");
             throw;
@@ -79,13 +81,16 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
             logger.LogWarning("Removed {Count} leftovers of interrupted uploads", leftovers.Length + orphans.Count);
         }
 
+        // The quota counts what is stored now: every committed file, as it is on disk.
+        quota.Start(Directory.GetFiles(_root).Where(f => IsId(Path.GetFileName(f))).Sum(f => new FileInfo(f).Length));
+
         Directory.CreateDirectory(Incoming);
         return Task.CompletedTask;
     }
 
     public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 
-    private static async Task<(long Size, string Sha256)> WriteAndHashAsync(Stream content, string path, long maxBytes, CancellationToken cancellationToken)
+    private static async Task<(long Size, string Sha256)> WriteAndHashAsync(Stream content, string path, long maxBytes, Action<int> reserve, CancellationToken cancellationToken)
     {
         using var hash = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
         var buffer = ArrayPool<byte>.Shared.Rent(BufferSize);
@@ -102,6 +107,7 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
                     throw UploadRules.TooLarge(maxBytes);
                 }
 
+                reserve(read);
                 hash.AppendData(buffer, 0, read);
                 await file.WriteAsync(buffer.AsMemory(0, read), cancellationToken);
             }

@@ -1,0 +1,48 @@
+using System.Diagnostics.Metrics;
+using System.Globalization;
+using System.Threading.RateLimiting;
+using HttpPerf.ServiceDefaults;
+using Microsoft.AspNetCore.RateLimiting;
+
+namespace Gateway.Edge;
+
+/// <summary>
+/// How many proxied requests the Gateway serves at once (<c>Gateway:MaxConcurrentRequests</c>, default 32) and
+/// queues (<c>Gateway:MaxQueuedRequests</c>, default 64), with ASP.NET Core's concurrency limiter on every YARP
+/// route (<c>"RateLimiterPolicy": "proxy"</c> in appsettings.json). Past both, the answer is a 429 problem with
+/// <c>Retry-After</c>, counted in <c>httpperf.gateway.rejected</c> by route. Health, admin and the landing page
+/// are not proxied routes, so they stay reachable while the proxy is full.
+/// </summary>
+public static class ProxyConcurrency
+{
+    public const string Policy = "proxy";
+    public const int DefaultMaxConcurrentRequests = 32;
+    public const int DefaultMaxQueuedRequests = 64;
+    private const int RetryAfterSeconds = 1;
+
+    private static readonly Counter<long> Rejected = PerfTelemetry.Meter.CreateCounter<long>(
+        "httpperf.gateway.rejected", "{request}", "Proxied requests refused with 429 because the Gateway's concurrency limit and queue were full.");
+
+    public static IServiceCollection AddProxyConcurrencyLimit(this IServiceCollection services, IConfiguration configuration) =>
+        services.AddRateLimiter(options =>
+        {
+            options.AddConcurrencyLimiter(Policy, limiter =>
+            {
+                limiter.PermitLimit = configuration.GetValue("Gateway:MaxConcurrentRequests", DefaultMaxConcurrentRequests);
+                limiter.QueueLimit = configuration.GetValue("Gateway:MaxQueuedRequests", DefaultMaxQueuedRequests);
+                limiter.QueueProcessingOrder = QueueProcessingOrder.OldestFirst;
+            });
+            options.OnRejected = RejectAsync;
+        });
+
+    private static async ValueTask RejectAsync(OnRejectedContext rejected, CancellationToken cancellationToken)
+    {
+        var context = rejected.HttpContext;
+        Rejected.Add(1, new KeyValuePair<string, object?>("http.route", context.GetEndpoint()?.DisplayName));
+        context.Response.Headers.RetryAfter = RetryAfterSeconds.ToString(CultureInfo.InvariantCulture);
+        await TypedResults.Problem(
+            statusCode: StatusCodes.Status429TooManyRequests,
+            title: "The Gateway is at its concurrency limit.",
+            detail: $"Retry after {RetryAfterSeconds} s.").ExecuteAsync(context);
+    }
+}

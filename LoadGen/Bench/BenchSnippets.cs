@@ -1,0 +1,73 @@
+using System.Text;
+using System.Text.RegularExpressions;
+using static System.FormattableString;
+
+namespace LoadGen.Bench;
+
+/// <summary>
+/// Figures that the README and docs/ quote, rendered from a committed report.json, so a page never
+/// carries a number the report does not. A page marks each table:
+/// <code>
+/// &lt;!-- bench: headline --&gt;
+/// ...table...
+/// &lt;!-- /bench --&gt;
+/// </code>
+/// Names: <c>headline</c> (the summary of every scenario), <c>targets</c>, and
+/// <c>figures SCENARIO CONCURRENCY [SERVICE ...]</c> (one scenario's figures, with those services' own).
+/// <c>bench --update-docs</c> rewrites every marked table from the committed report; a test checks that
+/// doing so changes nothing.
+/// </summary>
+public static partial class BenchSnippets
+{
+    [GeneratedRegex(@"(?<open><!-- bench: (?<name>[^>]+?) -->\n)(?<body>.*?)(?<close><!-- /bench -->)", RegexOptions.Singleline)]
+    private static partial Regex Marked();
+
+    /// <summary><paramref name="markdown"/> with every marked table rendered anew from <paramref name="result"/>.</summary>
+    public static string Update(string markdown, BenchResult result) =>
+        Marked().Replace(markdown, m => m.Groups["open"].Value + Render(result, m.Groups["name"].Value) + m.Groups["close"].Value);
+
+    /// <summary>The names of the marked tables in <paramref name="markdown"/>.</summary>
+    public static IReadOnlyList<string> Names(string markdown) => Marked().Matches(markdown).Select(m => m.Groups["name"].Value).ToList();
+
+    public static string Render(BenchResult result, string name)
+    {
+        var md = new StringBuilder();
+        switch (name.Split(' ', StringSplitOptions.RemoveEmptyEntries))
+        {
+            case ["headline"]:
+                md.AppendLine("| scenario | in flight | p50 ms naive | p50 ms optimized | p50 ms baseline | optimized / naive | optimized / baseline | peak working set optimized / naive |");
+                md.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|");
+                foreach (var (scenario, concurrency) in BenchReport.Groups(result))
+                {
+                    var (naive, optimized, baseline) = BenchReport.Modes(result, scenario, concurrency);
+                    md.AppendLine(Invariant($"| {scenario} | {concurrency} | {BenchReport.Ms(naive?.P50Ms)} | {BenchReport.Ms(optimized?.P50Ms)} | {BenchReport.Ms(baseline?.P50Ms)} | {BenchReport.Ratio(optimized?.P50Ms, naive?.P50Ms)} | {BenchReport.Ratio(optimized?.P50Ms, baseline?.P50Ms)} | {BenchReport.Ratio(WorkingSet(optimized), WorkingSet(naive))} |"));
+                }
+
+                break;
+            case ["targets"]:
+                md.AppendLine("| target | ratio | measured | goal | met |");
+                md.AppendLine("|---|---|---:|---:|---|");
+                foreach (var t in result.Targets)
+                {
+                    md.AppendLine(Invariant($"| {t.Target} | {t.Comparison} | {BenchReport.Number(t.Measured)} | {(t.AtMost ? "≤" : "≥")} {t.Goal} | {t.Met switch { true => "yes", false => "**no**", null => "not measured" }} |"));
+                }
+
+                break;
+            case ["figures", var scenario, var concurrency, .. var services]:
+                BenchReport.AppendFigures(md, result, scenario, int.Parse(concurrency, System.Globalization.CultureInfo.InvariantCulture), services);
+                break;
+            default:
+                throw new ArgumentException($"Unknown bench table '{name}': use headline, targets, or figures SCENARIO CONCURRENCY [SERVICE ...].");
+        }
+
+        return md.ToString();
+    }
+
+    /// <summary>The Markdown files that may quote the report: README.md and everything under docs/.</summary>
+    public static IEnumerable<string> Pages(string repositoryRoot) =>
+        new[] { Path.Combine(repositoryRoot, "README.md") }
+            .Concat(Directory.EnumerateFiles(Path.Combine(repositoryRoot, "docs"), "*.md", SearchOption.AllDirectories))
+            .Where(p => !p.Contains(Path.Combine("docs", "results"), StringComparison.Ordinal));
+
+    private static double? WorkingSet(PhaseResult? phase) => phase?.Services.Values.Sum(s => (double)s.PeakWorkingSetBytes);
+}

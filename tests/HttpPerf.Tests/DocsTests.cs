@@ -1,0 +1,47 @@
+using LoadGen.Bench;
+using LoadGen.LocalSystem;
+
+namespace HttpPerf.Tests;
+
+/// <summary>The README is a short door, and every figure it and docs/ quote is the committed report's.</summary>
+public sealed class DocsTests
+{
+    private static readonly string Root = LocalSystem.RepositoryRoot();
+
+    [Fact]
+    public void Every_table_the_readme_and_docs_quote_matches_the_committed_report()
+    {
+        var report = BenchReport.Read(Path.Combine(Root, "docs", "results", "bench"));
+        var quoted = 0;
+        foreach (var page in BenchSnippets.Pages(Root))
+        {
+            var text = File.ReadAllText(page);
+            quoted += BenchSnippets.Names(text).Count;
+            // Rendering every marked table anew from report.json must change nothing (bench --update-docs).
+            Assert.True(BenchSnippets.Update(text, report) == text, $"{Path.GetRelativePath(Root, page)} quotes figures that differ from docs/results/bench/report.json: run `dotnet run --project LoadGen -- bench --update-docs`.");
+        }
+
+        var readme = File.ReadAllText(Path.Combine(Root, "README.md"));
+        Assert.Contains("headline", BenchSnippets.Names(readme));
+        Assert.Contains(BenchSnippets.Render(report, "headline"), readme);
+        Assert.Contains("| products | 1 |", readme);
+        Assert.True(quoted >= 10, $"{quoted} quoted tables");
+    }
+
+    [Fact]
+    public void The_readme_is_a_short_door_linking_a_page_per_pitfall()
+    {
+        var readme = File.ReadAllText(Path.Combine(Root, "README.md"));
+
+        Assert.True(new FileInfo(Path.Combine(Root, "README.md")).Length <= 15_000, "README.md is over 15,000 bytes");
+        Assert.Contains("```mermaid", readme);
+        Assert.Contains("dotnet test HttpPerf.Tests.slnf", readme);
+        foreach (var pitfall in HttpPerf.ServiceDefaults.Flags.Pitfalls.All)
+        {
+            var page = Path.Combine(Root, "docs", "pitfalls", $"{pitfall.Flag}.md");
+            Assert.True(File.Exists(page), $"no page for {pitfall.Flag}");
+            Assert.Contains($"](docs/pitfalls/{pitfall.Flag}.md)", readme);
+            Assert.Contains(pitfall.Flag, File.ReadAllText(page));
+        }
+    }
+}
