@@ -18,7 +18,20 @@ public static class GatewayServiceExtensions
         builder.Services.AddReverseProxy()
             .LoadFromConfig(builder.Configuration.GetSection("ReverseProxy"))
             // The admin key is the Gateway's alone: never forwarded to a service.
-            .AddTransforms(transforms => transforms.AddRequestHeaderRemove(AdminKey.Header));
+            .AddTransforms(transforms =>
+            {
+                transforms.AddRequestHeaderRemove(AdminKey.Header);
+                // Relay chunked bodies in the largest pieces that have arrived, not HttpClient's 4 KB (CoalescingContent).
+                transforms.AddResponseTransform(context =>
+                {
+                    if (context.ProxyResponse?.Content is { } content && content.Headers.ContentLength is null)
+                    {
+                        context.ProxyResponse.Content = CoalescingContent.Wrap(content);
+                    }
+
+                    return default;
+                });
+            });
         builder.Services.AddSingleton<IDestinationResolver, ServiceDiscoveryDestinationResolver>();
 
         builder.Services.AddPitfall<IExchangeLogger, BufferingExchangeLogger, StreamingExchangeLogger>(IExchangeLogger.Flag);

@@ -6,11 +6,20 @@ namespace HttpPerf.ServiceDefaults;
 /// <summary>
 /// A process's runtime counters since it started, for before/after comparisons. <see cref="ActiveRequests"/>
 /// counts requests still inside the pipeline, the <c>/runtime</c> call itself included: a request stuck
-/// after its client left never leaves it.
+/// after its client left never leaves it. <see cref="ResponseBodyBytes"/> and <see cref="ResponseWrites"/> add
+/// up what handlers wrote and in how many flushes (each an HTTP chunk and a send): their ratio is the mean write.
 /// </summary>
-public sealed record RuntimeCounters(long AllocatedBytes, int Gen0Collections, int Gen1Collections, int Gen2Collections, double CpuSeconds, long WorkingSetBytes, long ActiveRequests)
+public sealed record RuntimeCounters(long AllocatedBytes, int Gen0Collections, int Gen1Collections, int Gen2Collections, double CpuSeconds, long WorkingSetBytes, long ActiveRequests, long ResponseBodyBytes, long ResponseWrites)
 {
     private static long s_active;
+    private static long s_responseBytes;
+    private static long s_responseWrites;
+
+    internal static void AddResponse(long bytes, long writes)
+    {
+        Interlocked.Add(ref s_responseBytes, bytes);
+        Interlocked.Add(ref s_responseWrites, writes);
+    }
 
     public static RuntimeCounters Read()
     {
@@ -22,7 +31,9 @@ public sealed record RuntimeCounters(long AllocatedBytes, int Gen0Collections, i
             GC.CollectionCount(2),
             process.TotalProcessorTime.TotalSeconds,
             process.WorkingSet64,
-            Interlocked.Read(ref s_active));
+            Interlocked.Read(ref s_active),
+            Interlocked.Read(ref s_responseBytes),
+            Interlocked.Read(ref s_responseWrites));
     }
 
     /// <summary>Counts every request from here to the end of the pipeline, however it ends.</summary>

@@ -119,6 +119,7 @@ public static class BenchReport
             Row($"{service} allocated MB per request", p => p.Services[service].AllocatedBytesPerRequest / 1e6, Number);
             Row($"{service} CPU ms per request", p => p.Services[service].CpuMsPerRequest, Ms);
             Row($"{service} peak temp-file MB", p => p.Services[service].PeakTempBytes / 1e6, Number);
+            Row($"{service} mean response write KB", p => p.Services[service].MeanWriteBytes / 1024.0, Number);
         }
     }
 

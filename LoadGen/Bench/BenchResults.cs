@@ -27,8 +27,11 @@ public sealed record PhaseResult(
     public double RequestsPerSecond => Seconds <= 0 ? 0 : Requests / Seconds;
 }
 
-/// <summary>What one service spent in a phase.</summary>
-public sealed record ServiceFigures(long PeakWorkingSetBytes, long AllocatedBytesPerRequest, double CpuMsPerRequest, long PeakTempBytes);
+/// <summary>
+/// What one service spent in a phase; <paramref name="MeanWriteBytes"/> is the size of its response writes (body bytes
+/// per flush: each flush is an HTTP chunk and a send), 0 where it wrote no body.
+/// </summary>
+public sealed record ServiceFigures(long PeakWorkingSetBytes, long AllocatedBytesPerRequest, double CpuMsPerRequest, long PeakTempBytes, long MeanWriteBytes = 0);
 
 public sealed record PercentilePoint(double Percentile, double Ms);
 

@@ -167,7 +167,8 @@ public static class BenchRunner
                 PeakWorkingSetBytes: peaks[s.Name],
                 AllocatedBytesPerRequest: (after[s.Name].AllocatedBytes - before[s.Name].AllocatedBytes) / Math.Max(1, stats.Count),
                 CpuMsPerRequest: (after[s.Name].CpuSeconds - before[s.Name].CpuSeconds) * 1000 / Math.Max(1, stats.Count),
-                PeakTempBytes: sampler.PeakTempBytes.GetValueOrDefault(s.Name)));
+                PeakTempBytes: sampler.PeakTempBytes.GetValueOrDefault(s.Name),
+                MeanWriteBytes: (after[s.Name].ResponseBodyBytes - before[s.Name].ResponseBodyBytes) / Math.Max(1, after[s.Name].ResponseWrites - before[s.Name].ResponseWrites)));
         var workingSet = sampler.Series.Select(sample => new WorkingSetPoint(sample.Seconds, sample.WorkingSet.Values.Sum())).ToList();
         return new PhaseResult(
             phase.Scenario.Name, mode, phase.Concurrency, stats.Count, stats.Errors, stats.MeanBodyBytes, requestBytes,

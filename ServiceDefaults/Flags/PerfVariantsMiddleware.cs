@@ -1,3 +1,4 @@
+using HttpPerf.ServiceDefaults;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.Features;
 using Microsoft.FeatureManagement;
@@ -73,6 +74,7 @@ internal sealed class PerfVariantsMiddleware(RequestDelegate next, PitfallFlags 
         finally
         {
             PitfallMetrics.RecordEnd(context, variants, body);
+            RuntimeCounters.AddResponse(body.Bytes, body.Flushes);
         }
     }
 }

@@ -64,6 +64,13 @@ public sealed class BenchTests
             Assert.Equal(1L << 20, Phase("download", BenchRunner.Optimized).ResponseBytes);
             Assert.Equal(["Gateway", "Frontend.Api", "Catalog.Api"], Phase("products", BenchRunner.Naive).Services.Keys);
 
+            // Optimized bodies leave each hop in large writes (one HTTP chunk each): the services serialize in 64 KB
+            // buffers, and the Gateway relays what has arrived rather than HttpClient's 4 KB pieces.
+            var products = Phase("products", BenchRunner.Optimized).Services;
+            Assert.True(products["Catalog.Api"].MeanWriteBytes >= 32 * 1024, $"Catalog.Api writes {products["Catalog.Api"].MeanWriteBytes} bytes at a time");
+            Assert.True(products["Frontend.Api"].MeanWriteBytes >= 32 * 1024, $"Frontend.Api writes {products["Frontend.Api"].MeanWriteBytes} bytes at a time");
+            Assert.True(products["Gateway"].MeanWriteBytes > 8 * 1024, $"the Gateway writes {products["Gateway"].MeanWriteBytes} bytes at a time");
+
             // Every target was computed from figures of this run, and the report shows each.
             Assert.Equal(11, result.Targets.Count);
             Assert.All(result.Targets, t => Assert.NotNull(t.Met));
