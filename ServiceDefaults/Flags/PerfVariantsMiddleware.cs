@@ -1,4 +1,3 @@
-using HttpPerf.ServiceDefaults;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.Features;
 using Microsoft.FeatureManagement;
