@@ -2,6 +2,7 @@ using Gateway;
 using Gateway.Admin;
 using Gateway.Buffering;
 using Gateway.Edge;
+using Gateway.Relay;
 using Gateway.Live;
 using HttpPerf.ServiceDefaults.Flags;
 using Yarp.ReverseProxy.ServiceDiscovery;

@@ -32,7 +32,7 @@ public sealed class MalformedInputTests(EdgeSystemFixture fixture)
         TestContext.Current.TestOutputHelper?.WriteLine($"malformed-input seed {seed} (replay with MALFORMED_SEED={seed})");
         var random = new Random(seed);
         var stored = fixture.StoredFiles();
-        var downloadId = await StoreSmallFileAsync();
+        var downloadId = await LoadGen.Load.SyntheticFileContent.StoreAsync(fixture.Gateway, 1_000, Cancel);
         Case[] cases =
         [
             new("broken multipart", BrokenMultipartAsync),
@@ -241,14 +241,6 @@ public sealed class MalformedInputTests(EdgeSystemFixture fixture)
         var type = headers.FirstOrDefault(h => h.StartsWith("Content-Type:", StringComparison.OrdinalIgnoreCase))?["Content-Type:".Length..].Split(';')[0].Trim();
         var empty = headers.Any(h => h.Equals("Content-Length: 0", StringComparison.OrdinalIgnoreCase));
         return new Outcome(status, type, ProtocolLevel: status is 400 or 431 && empty);
-    }
-
-    private async Task<string> StoreSmallFileAsync()
-    {
-        using var form = new MultipartFormDataContent { { new ByteArrayContent(new byte[1_000]), "file", "range.bin" } };
-        using var response = await fixture.Gateway.PostAsync("/api/uploads", form, Cancel);
-        response.EnsureSuccessStatusCode();
-        return (await System.Net.Http.Json.HttpContentJsonExtensions.ReadFromJsonAsync<List<UploadReceipt>>(response.Content, Cancel))![0].Id;
     }
 
     private static byte[] RandomBytes(Random random, int length)

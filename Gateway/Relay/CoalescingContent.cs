@@ -1,6 +1,6 @@
 using System.Net;
 
-namespace Gateway.Edge;
+namespace Gateway.Relay;
 
 /// <summary>
 /// An upstream response body read in as large pieces as have already arrived. YARP copies a body by issuing a
