@@ -49,8 +49,6 @@ public sealed class CoalescingContent(HttpContent inner) : HttpContent
 
     private sealed class CoalescingStream(Stream inner) : Stream
     {
-        // A zero-byte read still pending when the last read returned: the next read awaits it first.
-        private ValueTask<int>? _probe;
 
         public override bool CanRead => true;
 
@@ -62,45 +60,8 @@ public sealed class CoalescingContent(HttpContent inner) : HttpContent
 
         public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
 
-        public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
-        {
-            if (_probe is { } pending)
-            {
-                _probe = null;
-                await pending;
-            }
-
-            var total = await inner.ReadAsync(buffer, cancellationToken);
-            while (total > 0 && total < buffer.Length)
-            {
-                // Is more already here? A zero-byte read answers without taking anything.
-                var probe = inner.ReadAsync(Memory<byte>.Empty, cancellationToken);
-                if (!probe.IsCompleted)
-                {
-                    _probe = probe;
-                    break;
-                }
-
-                await probe;
-                var more = inner.ReadAsync(buffer[total..], cancellationToken);
-                if (!more.IsCompleted)
-                {
-                    // Data was announced but the read must wait after all: take it, rather than hold it back.
-                    total += await more;
-                    break;
-                }
-
-                var read = await more;
-                if (read == 0)
-                {
-                    break;
-                }
-
-                total += read;
-            }
-
-            return total;
-        }
+        public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default) =>
+            buffer.IsEmpty ? ValueTask.FromResult(0) : inner.ReadAsync(buffer, cancellationToken);
 
         public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) =>
             ReadAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();

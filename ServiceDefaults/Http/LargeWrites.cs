@@ -21,6 +21,17 @@ public static class LargeWrites
     /// <summary>Options whose serializer buffer is <see cref="BufferSize"/>.</summary>
     public static JsonSerializerOptions For(JsonSerializerOptions options) => new(options) { DefaultBufferSize = BufferSize };
 
+    /// <summary>A JSON writer into the response body: it buffers what it writes until <see cref="FlushIfFullAsync"/> sends it on.</summary>
+    public static Utf8JsonWriter CreateJsonWriter(HttpResponse response)
+    {
+        response.ContentType = "application/json; charset=utf-8";
+        return new Utf8JsonWriter(response.Body);
+    }
+
+    /// <summary>Sends what <paramref name="writer"/> holds once it reaches 90% of <see cref="BufferSize"/>, as the serializer does.</summary>
+    public static ValueTask FlushIfFullAsync(Utf8JsonWriter writer, CancellationToken cancellationToken) =>
+        writer.BytesPending >= BufferSize * 9 / 10 ? new ValueTask(writer.FlushAsync(cancellationToken)) : ValueTask.CompletedTask;
+
     public static Task WriteAsJsonAsync<T>(HttpResponse response, T value, JsonTypeInfo<T> typeInfo, CancellationToken cancellationToken)
     {
         response.ContentType = "application/json; charset=utf-8";
