@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Net;
 
 namespace Gateway.Relay;
@@ -12,6 +13,8 @@ namespace Gateway.Relay;
 /// </summary>
 public sealed class CoalescingContent(HttpContent inner) : HttpContent
 {
+    private const int BufferSize = 64 * 1024;
+
     protected override async Task<Stream> CreateContentReadStreamAsync(CancellationToken cancellationToken) =>
         new CoalescingStream(await inner.ReadAsStreamAsync(cancellationToken));
 
@@ -49,6 +52,10 @@ public sealed class CoalescingContent(HttpContent inner) : HttpContent
 
     private sealed class CoalescingStream(Stream inner) : Stream
     {
+        private readonly byte[] _buffer = ArrayPool<byte>.Shared.Rent(BufferSize);
+        private int _start, _end; // the bytes read but not yet handed out
+        private ValueTask<int>? _pending; // a read into _buffer[_end..] that had not completed when the last piece was handed out
+        private bool _ended, _returned;
 
         public override bool CanRead => true;
 
@@ -60,8 +67,47 @@ public sealed class CoalescingContent(HttpContent inner) : HttpContent
 
         public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
 
-        public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default) =>
-            buffer.IsEmpty ? ValueTask.FromResult(0) : inner.ReadAsync(buffer, cancellationToken);
+        public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
+        {
+            if (buffer.IsEmpty)
+            {
+                return 0; // answered here: passed on, it would make HttpClient fill its 4 KB buffer first
+            }
+
+            if (_start == _end && !_ended)
+            {
+                // Nothing left: wait for the next piece, then take what has already arrived behind it.
+                if (_pending is null)
+                {
+                    _start = _end = 0;
+                }
+
+                Take(await (_pending ?? inner.ReadAsync(_buffer.AsMemory(_end), cancellationToken)));
+                while (!_ended && _end < _buffer.Length)
+                {
+                    var more = inner.ReadAsync(_buffer.AsMemory(_end), cancellationToken);
+                    if (!more.IsCompleted)
+                    {
+                        _pending = more; // it goes on while this piece is relayed
+                        break;
+                    }
+
+                    Take(await more);
+                }
+            }
+
+            var count = Math.Min(buffer.Length, _end - _start);
+            _buffer.AsSpan(_start, count).CopyTo(buffer.Span);
+            _start += count;
+            return count;
+        }
+
+        private void Take(int read)
+        {
+            _pending = null;
+            _ended = read == 0;
+            _end += read;
+        }
 
         public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) =>
             ReadAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
@@ -83,6 +129,7 @@ public sealed class CoalescingContent(HttpContent inner) : HttpContent
             if (disposing)
             {
                 inner.Dispose();
+                ReturnBuffer();
             }
 
             base.Dispose(disposing);
@@ -91,7 +138,18 @@ public sealed class CoalescingContent(HttpContent inner) : HttpContent
         public override async ValueTask DisposeAsync()
         {
             await inner.DisposeAsync();
+            ReturnBuffer();
             await base.DisposeAsync();
+        }
+
+        private void ReturnBuffer()
+        {
+            // Not while a read may still write into it: disposing the inner stream ends that read, but not at once.
+            if (!_returned && (_pending is null || _pending.Value.IsCompleted))
+            {
+                _returned = true;
+                ArrayPool<byte>.Shared.Return(_buffer);
+            }
         }
     }
 }

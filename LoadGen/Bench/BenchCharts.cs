@@ -4,7 +4,8 @@ namespace LoadGen.Bench;
 
 /// <summary>
 /// PNG charts with ScottPlot, for each scenario and concurrency: latency by percentile (one line per
-/// mode) and the scenario's services' summed working set over the phase (one line per mode).
+/// mode), the scenario's services' summed working set over the phase (one line per mode), and CPU per
+/// request stacked by service (one bar per mode).
 /// </summary>
 public static class BenchCharts
 {
@@ -52,10 +53,39 @@ public static class BenchCharts
             memory.ShowLegend(Alignment.UpperRight);
             memory.SavePng(Path.Combine(folder, $"{stem}-working-set.png"), 800, 450);
 
-            files[(scenario, concurrency)] = [$"{stem}-latency.png", $"{stem}-working-set.png"];
+            WriteCpu(phases, $"{scenario}, {where}: CPU per request by service", Path.Combine(folder, $"{stem}-cpu.png"));
+            files[(scenario, concurrency)] = [$"{stem}-latency.png", $"{stem}-working-set.png", $"{stem}-cpu.png"];
         }
 
         return files;
+    }
+
+    /// <summary>One bar per phase (mode), split into each service's CPU ms per request, so the hop that costs most shows.</summary>
+    private static void WriteCpu(IReadOnlyList<PhaseResult> phases, string title, string path)
+    {
+        var plot = new Plot();
+        var palette = new ScottPlot.Palettes.Category10();
+        var services = phases[0].Services.Keys.ToList();
+        var bars = new List<Bar>();
+        for (var position = 0; position < phases.Count; position++)
+        {
+            var bottom = 0.0;
+            for (var s = 0; s < services.Count; s++)
+            {
+                var top = bottom + phases[position].Services[services[s]].CpuMsPerRequest;
+                bars.Add(new Bar { Position = position, ValueBase = bottom, Value = top, FillColor = palette.GetColor(s) });
+                bottom = top;
+            }
+        }
+
+        plot.Add.Bars(bars);
+        plot.Title(title);
+        plot.YLabel("CPU ms per request");
+        plot.Axes.Bottom.TickGenerator = new ScottPlot.TickGenerators.NumericManual(
+            Enumerable.Range(0, phases.Count).Select(i => (double)i).ToArray(), phases.Select(p => p.Mode).ToArray());
+        plot.Axes.Margins(bottom: 0);
+        plot.ShowLegend(services.Select((service, s) => new LegendItem { LabelText = service, FillColor = palette.GetColor(s) }), Alignment.UpperRight);
+        plot.SavePng(path, 800, 450);
     }
 
     /// <summary>A sweep's two charts: p50 latency and summed peak working set over the sweep's axis, one line per mode.</summary>

@@ -42,7 +42,7 @@ public static class BenchReport
         md.AppendLine(Invariant($"Made by `{command}` on {result.Machine.Os}, {result.Machine.Cores} cores, {result.Machine.Runtime}, services built in {result.Machine.Configuration}, {result.Machine.Started:yyyy-MM-dd HH:mm} UTC."));
         md.AppendLine(Invariant($"Catalog: {(o.ProductCount is { } n ? $"{n:N0} products" : "the default 86,000 products (about 25 MB of JSON)")}; uploads of {o.UploadMiB} MiB."));
         md.AppendLine();
-        md.AppendLine("Every phase (one scenario, one mode) ran on fresh service processes with every flag set to that mode in the flags file (no header override), after two warm-up requests, so a peak working set belongs to that phase alone.");
+        md.AppendLine("Every scenario ran on fresh service processes for naive, and on another fresh set for optimized then baseline (the same processes, so the two compare on equal terms), with every flag set to the mode in the flags file (no header override), after warm-up requests per phase (--warmup seconds, at least two).");
         md.AppendLine("Latency is from the client, HdrHistogram; CPU and allocations are each service's own counters (`GET /runtime`) over the phase, divided by its requests;");
         md.AppendLine("temp-file bytes are the peak size of the service's `ASPNETCORE_TEMP` folder, sampled every 50 ms. One machine, one run: read the ratios.");
         md.AppendLine();

@@ -8,11 +8,13 @@ using LoadGen.LocalSystem;
 namespace LoadGen.Bench;
 
 /// <summary>
-/// The project's benchmark: for each mode and scenario, a fresh set of the four services as separate
-/// processes on loopback (the AppHost's configuration contract) with every flag set to that mode in the
+/// The project's benchmark: for each scenario and load, a fresh set of the four services as separate
+/// processes on loopback (the AppHost's configuration contract) with every flag set to the mode in the
 /// flags file, measuring latency on the client and each service's working set, CPU,
 /// allocations and temp-file bytes. "baseline" is the limit: optimized flags, and each scenario's
-/// cheapest equivalent (the same bytes from memory through the same hops; the upload sink).
+/// cheapest equivalent (the same bytes from memory through the same hops; the upload sink). The baseline
+/// runs right after the optimized phase, in the same processes, so the two are compared on equal terms;
+/// naive gets processes of its own, so that its peak working set is its alone.
 /// A sweep runs the product list over catalog sizes or over requests in flight instead.
 /// </summary>
 public static class BenchRunner
@@ -47,10 +49,9 @@ public static class BenchRunner
         var results = new List<PhaseResult>();
         try
         {
-            foreach (var phase in Plan(options))
+            foreach (var phases in Plan(options))
             {
-                progress($"{phase.Mode}: {phase.Scenario.Name}, {phase.Requests} requests, {phase.Concurrency} in flight{(phase.Products is { } n ? $", {n:N0} products" : "")}");
-                results.Add(await RunPhaseAsync(options, phase, work, cancellationToken));
+                results.AddRange(await RunInOneProcessSetAsync(options, phases, work, progress, cancellationToken));
             }
         }
         finally
@@ -61,68 +62,58 @@ public static class BenchRunner
         return new BenchResult(machine, options, results, options.Sweep is null ? BenchTargets.Check(results, options) : []);
     }
 
-    private static IEnumerable<Phase> Plan(BenchOptions options)
+    /// <summary>The phases to run, each list in one fresh set of processes: naive alone, optimized then its baseline.</summary>
+    private static IEnumerable<IReadOnlyList<Phase>> Plan(BenchOptions options)
     {
-        var products = BenchScenarios.Find("products");
-        switch (options.Sweep)
+        IEnumerable<IReadOnlyList<Phase>> EveryMode(BenchScenario scenario, int concurrency, int requests, int? products)
         {
-            case null:
-                var scenarios = BenchScenarios.Select([.. options.Scenarios]);
-                foreach (var mode in Modes)
-                {
-                    foreach (var scenario in scenarios.Where(s => mode != Baseline || s.Baseline is not null))
-                    {
-                        var requests = scenario.Uploads || scenario.Downloads ? options.UploadRequests : options.Requests;
-                        yield return new Phase(scenario, mode, 1, requests, options.ProductCount);
-                        if (scenario.Loaded)
-                        {
-                            yield return new Phase(scenario, mode, options.Concurrency, options.ConcurrentRequests, options.ProductCount);
-                        }
-                    }
-                }
-
-                break;
-            case SizeSweep:
-                foreach (var count in options.Points ?? SizePoints)
-                {
-                    foreach (var mode in Modes)
-                    {
-                        yield return new Phase(products, mode, 1, options.Requests, count);
-                    }
-                }
-
-                break;
-            case ConcurrencySweep:
-                foreach (var concurrency in options.Points ?? ConcurrencyPoints)
-                {
-                    foreach (var mode in Modes)
-                    {
-                        yield return new Phase(products, mode, concurrency, Math.Max(options.Requests, 2 * concurrency), options.ProductCount ?? ConcurrencySweepProducts);
-                    }
-                }
-
-                break;
-            default:
-                throw new ArgumentException($"Unknown sweep '{options.Sweep}': use {SizeSweep} or {ConcurrencySweep}.");
+            yield return [new Phase(scenario, Naive, concurrency, requests, products)];
+            yield return scenario.Baseline is null
+                ? [new Phase(scenario, Optimized, concurrency, requests, products)]
+                : [new Phase(scenario, Optimized, concurrency, requests, products), new Phase(scenario, Baseline, concurrency, requests, products)];
         }
+
+        var products = BenchScenarios.Find("products");
+        return options.Sweep switch
+        {
+            null => BenchScenarios.Select([.. options.Scenarios]).SelectMany(scenario =>
+            {
+                var requests = scenario.Uploads || scenario.Downloads ? options.UploadRequests : options.Requests;
+                var single = EveryMode(scenario, 1, requests, options.ProductCount);
+                return scenario.Loaded ? single.Concat(EveryMode(scenario, options.Concurrency, options.ConcurrentRequests, options.ProductCount)) : single;
+            }),
+            SizeSweep => (options.Points ?? SizePoints).SelectMany(count => EveryMode(products, 1, options.Requests, count)),
+            ConcurrencySweep => (options.Points ?? ConcurrencyPoints).SelectMany(concurrency =>
+                EveryMode(products, concurrency, Math.Max(options.Requests, 2 * concurrency), options.ProductCount ?? ConcurrencySweepProducts)),
+            _ => throw new ArgumentException($"Unknown sweep '{options.Sweep}': use {SizeSweep} or {ConcurrencySweep}."),
+        };
     }
 
-    private static async Task<PhaseResult> RunPhaseAsync(BenchOptions options, Phase phase, string work, CancellationToken cancellationToken)
+    private static async Task<List<PhaseResult>> RunInOneProcessSetAsync(
+        BenchOptions options, IReadOnlyList<Phase> phases, string work, Action<string> progress, CancellationToken cancellationToken)
     {
         // A catalog of another size is seeded in its own folder (the seed is kept between phases of one size).
-        var folder = Directory.CreateDirectory(Path.Combine(work, phase.Products is { } n ? $"products-{n}" : "default")).FullName;
-        await FlagsFile.WriteAsync(Path.Combine(folder, "flags.json"), Pitfalls.All.ToDictionary(p => p.Flag, _ => phase.Mode == Baseline ? Optimized : phase.Mode), cancellationToken);
+        var products = phases[0].Products;
+        var folder = Directory.CreateDirectory(Path.Combine(work, products is { } n ? $"products-{n}" : "default")).FullName;
+        var flags = phases[0].Mode == Naive ? Naive : Optimized;
+        await FlagsFile.WriteAsync(Path.Combine(folder, "flags.json"), Pitfalls.All.ToDictionary(p => p.Flag, _ => flags), cancellationToken);
 
-        // Fresh processes for every phase: a peak working set belongs to this phase alone.
-        await using var system = await StartAsync(options, phase.Products, folder, cancellationToken);
-        var entry = phase.Scenario.Entry == Entry.Frontend ? system.Frontend : system.Gateway;
-        using var client = new HttpClient { BaseAddress = entry.BaseAddress, Timeout = TimeSpan.FromMinutes(10) };
-        var uploadBytes = options.UploadMiB * 1_048_576L;
-        var downloadId = phase.Scenario.Downloads ? await SyntheticFileContent.StoreAsync(client, uploadBytes, cancellationToken) : null;
-        var requests = new BenchRequests(uploadBytes, downloadId);
-        var build = phase.Mode == Baseline ? phase.Scenario.Baseline! : phase.Scenario.Request;
-        var services = system.Services.Where(s => phase.Scenario.Services.Contains(s.Name)).ToList();
-        return await MeasureAsync(system, client, phase, services, () => build(requests), phase.Scenario.Uploads ? uploadBytes : 0, cancellationToken);
+        await using var system = await StartAsync(options, products, folder, cancellationToken);
+        var results = new List<PhaseResult>();
+        foreach (var phase in phases)
+        {
+            progress($"{phase.Mode}: {phase.Scenario.Name}, {phase.Requests} requests, {phase.Concurrency} in flight{(phase.Products is { } count ? $", {count:N0} products" : "")}");
+            var entry = phase.Scenario.Entry == Entry.Frontend ? system.Frontend : system.Gateway;
+            using var client = new HttpClient { BaseAddress = entry.BaseAddress, Timeout = TimeSpan.FromMinutes(10) };
+            var uploadBytes = options.UploadMiB * 1_048_576L;
+            var downloadId = phase.Scenario.Downloads ? await SyntheticFileContent.StoreAsync(client, uploadBytes, cancellationToken) : null;
+            var requests = new BenchRequests(uploadBytes, downloadId);
+            var build = phase.Mode == Baseline ? phase.Scenario.Baseline! : phase.Scenario.Request;
+            var services = system.Services.Where(s => phase.Scenario.Services.Contains(s.Name)).ToList();
+            results.Add(await MeasureAsync(options, system, client, phase, services, () => build(requests), phase.Scenario.Uploads ? uploadBytes : 0, cancellationToken));
+        }
+
+        return results;
     }
 
     private static Task<LocalSystem.LocalSystem> StartAsync(BenchOptions options, int? products, string folder, CancellationToken cancellationToken)
@@ -145,13 +136,17 @@ public static class BenchRunner
     }
 
     private static async Task<PhaseResult> MeasureAsync(
-        LocalSystem.LocalSystem system, HttpClient client, Phase phase, IReadOnlyList<ServiceProcess> services, Func<HttpRequestMessage> request, long requestBytes, CancellationToken cancellationToken)
+        BenchOptions options, LocalSystem.LocalSystem system, HttpClient client, Phase phase, IReadOnlyList<ServiceProcess> services, Func<HttpRequestMessage> request, long requestBytes, CancellationToken cancellationToken)
     {
         var mode = phase.Mode;
         var buffer = phase.Scenario.ReadBufferBytes;
 
-        // Warm-up (JIT, connection pools, the baseline's cached bytes), one request at a time, not measured.
-        await LoadRunner.RunAsync(client, _ => (mode, request()), requests: 2, concurrency: 1, cancellationToken, buffer);
+        // Warm-up (JIT, connection pools, the baseline's cached bytes), one request at a time, not measured (BenchOptions.WarmUp).
+        var warming = Stopwatch.GetTimestamp();
+        for (var warmed = 0; warmed < 2 || (Stopwatch.GetElapsedTime(warming) < options.WarmUp && warmed < 100); warmed += 2)
+        {
+            await LoadRunner.RunAsync(client, _ => (mode, request()), requests: 2, concurrency: 1, cancellationToken, buffer);
+        }
 
         var before = await ReadCountersAsync(services, cancellationToken);
         var sampler = new ResourceSampler(services, s => system.TempDirectory(s.Name));

@@ -28,6 +28,14 @@ public static class BenchCommand
         var concurrentRequests = Positive("--concurrent-requests", "Requests per mode at --concurrency.", 32);
         var uploadMb = Positive("--upload-mb", "Upload and download size in MiB.", 100);
         var uploads = Positive("--uploads", "Uploads and downloads per mode.", 5);
+        var warmUp = new Option<int>("--warmup") { Description = "Seconds of warm-up requests before each phase is measured (at least two requests).", DefaultValueFactory = _ => (int)BenchOptions.DefaultWarmUp.TotalSeconds };
+        warmUp.Validators.Add(result =>
+        {
+            if (result.GetValueOrDefault<int>() < 0)
+            {
+                result.AddError("--warmup must be 0 or more.");
+            }
+        });
         products.Validators.Add(result =>
         {
             if (result.GetValueOrDefault<int?>() is < 1)
@@ -38,7 +46,7 @@ public static class BenchCommand
 
         var command = new Command("bench", "Start the services per mode (naive, optimized, baseline), run every scenario, write the report.")
         {
-            output, scenario, sweep, points, updateDocs, products, requests, concurrency, concurrentRequests, uploadMb, uploads,
+            output, scenario, sweep, points, updateDocs, products, requests, concurrency, concurrentRequests, uploadMb, uploads, warmUp,
         };
         command.Validators.Add(result =>
         {
@@ -72,6 +80,7 @@ public static class BenchCommand
                 ConcurrentRequests = parse.GetValue(concurrentRequests),
                 UploadMiB = parse.GetValue(uploadMb),
                 UploadRequests = parse.GetValue(uploads),
+                WarmUp = TimeSpan.FromSeconds(parse.GetValue(warmUp)),
             };
             var result = await BenchRunner.RunAsync(options, line => Console.Error.WriteLine(line), cancellationToken);
             var commandLine = string.Join(" ", ["dotnet run -c Release --project LoadGen --", .. parse.Tokens.Select(t => t.Value)]);

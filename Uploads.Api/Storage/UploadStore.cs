@@ -90,17 +90,24 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
 
     public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 
+    /// <summary>
+    /// Copies <paramref name="content"/> to a new file at <paramref name="path"/>, hashing it on the way, with two
+    /// buffers in turn: the next read is already under way while the last buffer is hashed and written, so the
+    /// network, the hash and the disk overlap instead of taking turns.
+    /// </summary>
     private static async Task<(long Size, string Sha256)> WriteAndHashAsync(Stream content, string path, long maxBytes, Action<int> reserve, CancellationToken cancellationToken)
     {
         using var hash = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
-        var buffer = ArrayPool<byte>.Shared.Rent(BufferSize);
+        await using var file = new FileStream(path, FileMode.CreateNew, FileAccess.Write, FileShare.None, bufferSize: 0, FileOptions.Asynchronous);
+        byte[] filling = ArrayPool<byte>.Shared.Rent(BufferSize), ready = ArrayPool<byte>.Shared.Rent(BufferSize);
+        var reading = content.ReadAsync(filling, cancellationToken).AsTask();
         long size = 0;
         try
         {
-            await using var file = new FileStream(path, FileMode.CreateNew, FileAccess.Write, FileShare.None, bufferSize: 0, FileOptions.Asynchronous);
             int read;
-            while ((read = await content.ReadAsync(buffer, cancellationToken)) > 0)
+            while ((read = await reading) > 0)
             {
+                (filling, ready) = (ready, filling); // ready: the bytes just read; filling: free for the next read
                 size += read;
                 if (size > maxBytes)
                 {
@@ -108,15 +115,22 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
                 }
 
                 reserve(read);
-                hash.AppendData(buffer, 0, read);
-                await file.WriteAsync(buffer.AsMemory(0, read), cancellationToken);
+                reading = content.ReadAsync(filling, cancellationToken).AsTask();
+                hash.AppendData(ready, 0, read);
+                await file.WriteAsync(ready.AsMemory(0, read), cancellationToken);
             }
 
             file.Flush(flushToDisk: true);
         }
         finally
         {
-            ArrayPool<byte>.Shared.Return(buffer);
+            ArrayPool<byte>.Shared.Return(ready);
+            // When a write fails, a read may still be filling the other buffer: it goes back to the pool when that
+            // read ends, without holding up the error response.
+            var inFlight = filling;
+            _ = reading.ContinueWith(
+                read => { _ = read.Exception; ArrayPool<byte>.Shared.Return(inFlight); },
+                CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
         }
 
         return (size, Convert.ToHexStringLower(hash.GetHashAndReset()));

@@ -57,11 +57,11 @@ public sealed class BenchTests
         Assert.Equal(["Gateway", "Frontend.Api", "Catalog.Api"], Phase("products", BenchRunner.Naive).Services.Keys);
 
         // Optimized bodies leave each hop in large writes (one HTTP chunk each): the services serialize in 64 KB
-        // buffers, and the Gateway relays what has arrived rather than HttpClient's 4 KB pieces.
+        // buffers, and the Gateway relays what has arrived in pieces of up to 64 KB, not HttpClient's 4 KB ones.
         var products = Phase("products", BenchRunner.Optimized).Services;
         Assert.True(products["Catalog.Api"].MeanWriteBytes >= 32 * 1024, $"Catalog.Api writes {products["Catalog.Api"].MeanWriteBytes} bytes at a time");
         Assert.True(products["Frontend.Api"].MeanWriteBytes >= 32 * 1024, $"Frontend.Api writes {products["Frontend.Api"].MeanWriteBytes} bytes at a time");
-        Assert.True(products["Gateway"].MeanWriteBytes > 8 * 1024, $"the Gateway writes {products["Gateway"].MeanWriteBytes} bytes at a time");
+        Assert.True(products["Gateway"].MeanWriteBytes >= 16 * 1024, $"the Gateway writes {products["Gateway"].MeanWriteBytes} bytes at a time");
 
         // Every target was computed from figures of this run, and the report shows each.
         Assert.Equal(11, result.Targets.Count);
@@ -71,7 +71,7 @@ public sealed class BenchTests
         Assert.Contains("| products | 2 |", markdown);
 
         var charts = Directory.GetFiles(bench.Folder, "*.png");
-        Assert.Equal(2 * expected.Length, charts.Length);
+        Assert.Equal(3 * expected.Length, charts.Length); // latency, working set and CPU by service
         foreach (var chart in charts)
         {
             Assert.Contains($"]({Path.GetFileName(chart)})", markdown);
@@ -136,7 +136,7 @@ public sealed class BenchTests
         public Task<int> InvokeAsync(params string[] options)
         {
             var root = new System.CommandLine.RootCommand { LoadGen.Commands.BenchCommand.Create() };
-            return root.Parse(["bench", "--out", Folder, .. options]).InvokeAsync(cancellationToken: Cancel);
+            return root.Parse(["bench", "--out", Folder, "--warmup", "0", .. options]).InvokeAsync(cancellationToken: Cancel);
         }
 
         public void Dispose() => Directory.Delete(Folder, recursive: true);
