@@ -4,12 +4,15 @@ using System.Net;
 namespace Gateway.Relay;
 
 /// <summary>
-/// An upstream response body read in as large pieces as have already arrived. YARP copies a body by issuing a
-/// zero-byte read, then a read into its 64 KB buffer; on a chunked response that zero-byte read makes HttpClient
-/// fill its own 4 KB connection buffer first, so every real read returns at most 4 KB, whatever size the upstream's
-/// chunks are, and the Gateway wrote a 4 KB chunk (a flush and a send) to the client for each. Here one read keeps
-/// taking what is already there (reads that complete at once) until the buffer is full or nothing more has
-/// arrived; it never waits for more data while holding some, so a slow upstream still streams through as it comes.
+/// An upstream response body relayed in as large pieces as have already arrived. YARP copies a body by issuing a
+/// zero-byte read, then a read into its 64 KB buffer. On a chunked response, HttpClient answers a zero-byte read by
+/// filling its own 4 KB connection buffer, and the next read then returns those 4 KB at most: the Gateway made one
+/// system call per 4 KB read and wrote a 4 KB chunk to the client for each, whatever size the upstream's chunks were.
+/// Here zero-byte reads are answered at once and never passed on, so HttpClient reads a large chunk's data straight
+/// into a 64 KB buffer of this stream's; and each piece handed to YARP is everything that has arrived, as long as
+/// reads keep completing at once, up to 64 KB. It never waits for more while holding some: the read that would
+/// wait is left running into the free part of the buffer and taken at the next call, so a slow upstream still
+/// streams through as it comes. The cost is one copy of the body, and 64 KB per relayed response while it lasts.
 /// </summary>
 public sealed class CoalescingContent(HttpContent inner) : HttpContent
 {
