@@ -76,14 +76,12 @@ public sealed class CatalogStore
         return products;
     }
 
+    // Not memory-mapped (PRAGMA mmap_size): a full scan steps 30% faster, but every open connection maps the file
+    // anew and its pages count in the working set once per mapping: 16 scans in flight peaked at 432 MB instead of 151.
     private async Task<SqliteConnection> OpenAsync(CancellationToken cancellationToken)
     {
         var connection = new SqliteConnection(_connectionString);
         await connection.OpenAsync(cancellationToken);
-        await using var mmap = connection.CreateCommand();
-        // Read the file through memory mapping rather than a read() per 4 KB page: a full scan steps 30% faster.
-        mmap.CommandText = "PRAGMA mmap_size = 268435456";
-        await mmap.ExecuteNonQueryAsync(cancellationToken);
         return connection;
     }
 }

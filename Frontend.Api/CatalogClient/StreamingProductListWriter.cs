@@ -13,8 +13,8 @@ namespace Frontend.Api.CatalogClient;
 /// <see cref="Utf8JsonWriter"/>, in 64 KB writes (LargeWrites). Memory holds two buffers, not the catalog; the
 /// client gets its first bytes while the Catalog is still sending; and no object or string is made per product:
 /// the view below is <see cref="ProductView.From"/>'s mapping, field by field, into the same JSON.
-/// Measured end to end at 25 MB, every hop optimized (docs/results/bench): p50 166 ms (0.15x naive), Frontend.Api peak
-/// working set 112 MB (0.11x) and 125 MB under 16 concurrent fetches (0.03x), 169 ms of CPU and 0.5 MB allocated a
+/// Measured end to end at 25 MB, every hop optimized (docs/results/bench): p50 161 ms (0.17x naive), Frontend.Api peak
+/// working set 113 MB (0.09x) and 124 MB under 16 concurrent fetches (0.03x), 138 ms of CPU and 0.5 MB allocated a
 /// request. Reading with Refit's IAsyncEnumerable and serializing ProductView objects instead allocated 94 MB a request.
 /// </summary>
 public sealed class StreamingProductListWriter(ICatalogApi catalog) : IProductListWriter

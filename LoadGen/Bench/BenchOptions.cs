@@ -16,7 +16,7 @@ public sealed record BenchOptions
     public int? ProductCount { get; init; }
 
     /// <summary>Requests one at a time, per mode, for the latency figures.</summary>
-    public int Requests { get; init; } = 10;
+    public int Requests { get; init; } = 20;
 
     /// <summary>Fetches in flight for the memory and throughput figures.</summary>
     public int Concurrency { get; init; } = 16;

@@ -23,7 +23,7 @@ public static class BenchCommand
         var updateDocs = new Option<bool>("--update-docs") { Description = "Run nothing: re-render the tables that README.md and docs/ quote from the committed docs/results/bench/report.json." };
         var points = new Option<string?>("--points") { Description = "A sweep's points instead of the defaults, comma-separated: product counts (size) or requests in flight (concurrency)." };
         var products = new Option<int?>("--products") { Description = "Catalog size (default: the service default, about 25 MB)." };
-        var requests = Positive("--requests", "Requests one at a time per mode (latency).", 10);
+        var requests = Positive("--requests", "Requests one at a time per mode (latency).", 20);
         var concurrency = Positive("--concurrency", "Fetches in flight for memory and throughput.", 16);
         var concurrentRequests = Positive("--concurrent-requests", "Requests per mode at --concurrency.", 32);
         var uploadMb = Positive("--upload-mb", "Upload and download size in MiB.", 100);
