@@ -66,25 +66,53 @@ public static class Extensions
             logging.IncludeScopes = true;
         });
 
+        // Each HttpClient call writes four Information lines and each resilience attempt one more: per product list
+        // that is most of what Frontend.Api logs, and the trace already shows every call with its timing. Failures
+        // stay visible: retries, timeouts and broken circuits are Warning or above.
+        builder.Logging.AddFilter("System.Net.Http.HttpClient", LogLevel.Warning);
+        builder.Logging.AddFilter("Polly", LogLevel.Warning);
+
         builder.Services.AddOpenTelemetry()
-            .WithMetrics(metrics => metrics
-                .AddAspNetCoreInstrumentation()
-                .AddHttpClientInstrumentation()
-                .AddRuntimeInstrumentation()
-                .AddMeter(PerfTelemetry.MeterName))
+            .WithMetrics(metrics =>
+            {
+                metrics
+                    .AddAspNetCoreInstrumentation()
+                    .AddHttpClientInstrumentation()
+                    .AddRuntimeInstrumentation()
+                    .AddMeter(PerfTelemetry.MeterName);
+                foreach (var histogram in PerfTelemetry.DurationHistograms)
+                {
+                    metrics.AddView(histogram, new ExplicitBucketHistogramConfiguration { Boundaries = PerfTelemetry.DurationBuckets });
+                }
+            })
             .WithTracing(tracing => tracing
                 .AddSource(builder.Environment.ApplicationName, PerfTelemetry.ActivitySourceName, "Yarp.ReverseProxy")
-                .AddAspNetCoreInstrumentation(options => options.Filter = context => !IsHealthProbe(context.Request.Path))
+                .AddAspNetCoreInstrumentation(options => options.Filter = context => !IsProbe(context.Request.Path))
                 .AddHttpClientInstrumentation());
 
         // Export only when a collector is configured (the AppHost sets it; tests and bare runs do not).
         if (!string.IsNullOrWhiteSpace(builder.Configuration["OTEL_EXPORTER_OTLP_ENDPOINT"]))
         {
             builder.Services.AddOpenTelemetry().UseOtlpExporter();
+
+            // The exporter's own HttpClients come from the factory too, so ConfigureHttpClientDefaults gave them the
+            // resilience handler and the factory's loggers: Polly and HttpClient lines for every export, about 2 a
+            // second when idle (318 lines in a short run). The exporter has its own timeout (10 s); a collector that
+            // is down should cost dropped telemetry, not retries and log lines about telemetry.
+            foreach (var exporterClient in OtlpExporterClients)
+            {
+                // Experimental since Microsoft.Extensions.Http.Resilience 8.x, and the one way to undo a default handler for one client.
+#pragma warning disable EXTEXP0001
+                builder.Services.AddHttpClient(exporterClient).RemoveAllResilienceHandlers().RemoveAllLoggers();
+#pragma warning restore EXTEXP0001
+            }
         }
 
         return builder;
     }
+
+    /// <summary>The named HttpClients the OTLP exporter asks IHttpClientFactory for, one per signal.</summary>
+    private static readonly string[] OtlpExporterClients = ["OtlpTraceExporter", "OtlpMetricExporter", "OtlpLogExporter"];
 
     public static TBuilder AddDefaultHealthChecks<TBuilder>(this TBuilder builder) where TBuilder : IHostApplicationBuilder
     {
@@ -104,9 +132,10 @@ public static class Extensions
         app.UseStatusCodePages();
         app.UsePerfVariants();
 
-        // Mapped in every environment: the AppHost, the tests and LoadGen all wait on them.
-        app.MapHealthChecks(HealthPath);
-        app.MapHealthChecks(AlivePath, new HealthCheckOptions { Predicate = r => r.Tags.Contains("live") });
+        // Mapped in every environment: the AppHost, the tests and LoadGen all wait on them. Probes are not
+        // requests anyone made: kept out of the request metrics here, and out of traces by IsProbe.
+        app.MapHealthChecks(HealthPath).DisableHttpMetrics();
+        app.MapHealthChecks(AlivePath, new HealthCheckOptions { Predicate = r => r.Tags.Contains("live") }).DisableHttpMetrics();
 
         // What this running service serves right now, flag by flag: how the admin page sees a change land.
         app.MapGet(FlagsPath, (RequestVariants variants) => TypedResults.Ok(variants.Resolved))
@@ -119,6 +148,7 @@ public static class Extensions
         // Counters a benchmark reads before and after a run to charge allocations and CPU to each service.
         // Not routed by the Gateway; only callers that reach the service itself see it.
         app.MapGet(RuntimePath, () => TypedResults.Ok(RuntimeCounters.Read()))
+            .DisableHttpMetrics()
             .WithTags("Diagnostics")
             .WithSummary("Bytes allocated, GC counts, CPU time and working set of this process so far, and the requests in its pipeline now.");
         return app;
@@ -143,6 +173,6 @@ public static class Extensions
         return StatusCodes.Status500InternalServerError;
     }
 
-    private static bool IsHealthProbe(PathString path) =>
-        path.StartsWithSegments(HealthPath) || path.StartsWithSegments(AlivePath);
+    private static bool IsProbe(PathString path) =>
+        path.StartsWithSegments(HealthPath) || path.StartsWithSegments(AlivePath) || path.StartsWithSegments(RuntimePath);
 }

@@ -23,4 +23,31 @@ public static class PerfTelemetry
 
     /// <summary>Metric tag saying where a request held a body whole: <c>memory</c> or <c>temp_file</c>.</summary>
     public const string BufferTag = "perf.buffer";
+
+    /// <summary>
+    /// Metric tag and span attribute naming the mode of the whole request, across every hop that served it
+    /// (<see cref="Flags.PerfMode.Summarize"/>): a variant's name when all hops served that variant, else <c>mixed</c>.
+    /// </summary>
+    public const string ModeTag = "perf.mode";
+
+    /// <summary>
+    /// Bucket bounds (seconds) of every request-duration histogram: no more than 1.5x apart from 10 ms to 10 s,
+    /// so a 0.3 s and a 0.45 s request land in different buckets and a percentile read off the dashboard is
+    /// within 1.5x of the truth. ASP.NET Core's default bounds (5, 10, 25, 50, 75, 100, 250, 500, 750 ms, 1, 2.5, 5,
+    /// 7.5, 10 s) are up to 2.5x apart: a 0.3 s optimized and a 0.7 s naive catalog both read as 0.75 s. The cost is
+    /// bytes, not series: every exported point carries 30 bucket counts and 29 bounds instead of 15 and 14 (15 more
+    /// doubles and 15 more varints, about 140 bytes, in OTLP protobuf); a Prometheus scrape would show 32 series per
+    /// histogram instead of 17.
+    /// </summary>
+    public static readonly double[] DurationBuckets =
+    [
+        0.001, 0.002, 0.005,
+        0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.07,
+        0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7,
+        1, 1.5, 2, 3, 4, 5, 7,
+        10, 15, 20, 30, 60,
+    ];
+
+    /// <summary>The duration histograms that use <see cref="DurationBuckets"/>: the server's and the client's request duration.</summary>
+    public static readonly string[] DurationHistograms = ["http.server.request.duration", "http.client.request.duration"];
 }

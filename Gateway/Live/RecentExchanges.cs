@@ -6,8 +6,11 @@ using Yarp.ReverseProxy.Model;
 
 namespace Gateway.Live;
 
-/// <summary>One row of the landing page's table: a route served by one variant over the last minute.</summary>
-public sealed record RouteWindow(string Route, string Variant, string ServedBy, long Requests, double P50Ms, double P99Ms, double MegabytesPerSecond);
+/// <summary>
+/// One row of the landing page's table: a route (one lesson each: <c>products</c>, <c>catalog</c>, <c>export</c>,
+/// <c>upload</c>, <c>download</c>; see the Gateway's appsettings.json) served in one mode over the last minute.
+/// </summary>
+public sealed record RouteWindow(string Route, string Path, string Variant, string ServedBy, long Requests, double P50Ms, double P99Ms, double MegabytesPerSecond);
 
 /// <summary>
 /// The last minute of proxied exchanges, for the landing page: each one's route, the variant that served it
@@ -23,7 +26,7 @@ public sealed class RecentExchanges
 
     private readonly ConcurrentQueue<Sample> _samples = new();
 
-    private readonly record struct Sample(long Timestamp, string Route, string ServedBy, long Ticks, long Bytes);
+    private readonly record struct Sample(long Timestamp, string Route, string Path, string ServedBy, long Ticks, long Bytes);
 
     /// <summary>YARP pipeline step: times the whole exchange, the Gateway's own pitfall included.</summary>
     public async Task RecordAsync(HttpContext context, RequestDelegate next)
@@ -32,7 +35,8 @@ public sealed class RecentExchanges
         await next(context);
         var elapsed = Stopwatch.GetTimestamp() - started;
         var bytes = (context.Request.ContentLength ?? 0) + context.RequestServices.GetRequiredService<RequestVariants>().ResponseBytes;
-        Add(new Sample(started, context.GetReverseProxyFeature().Route.Config.RouteId, context.Response.Headers[PerfMode.VariantsHeader].ToString(), elapsed, bytes));
+        var route = context.GetReverseProxyFeature().Route.Config;
+        Add(new Sample(started, route.RouteId, route.Match.Path ?? "", context.Response.Headers[PerfMode.VariantsHeader].ToString(), elapsed, bytes));
     }
 
     public IReadOnlyList<RouteWindow> Summarize()
@@ -56,7 +60,7 @@ public sealed class RecentExchanges
         double Ms(long ticks) => ticks * 1000.0 / Stopwatch.Frequency;
         var seconds = samples.Sum(s => s.Ticks) / (double)Stopwatch.Frequency;
         return new RouteWindow(
-            route, variant, samples[^1].ServedBy, samples.Length,
+            route, samples[^1].Path, variant, samples[^1].ServedBy, samples.Length,
             Math.Round(Ms(histogram.GetValueAtPercentile(50)), 1),
             Math.Round(Ms(histogram.GetValueAtPercentile(99)), 1),
             Math.Round(samples.Sum(s => s.Bytes) / 1e6 / Math.Max(seconds, 1e-6), 1));

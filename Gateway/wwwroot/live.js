@@ -28,6 +28,7 @@ function render(live) {
     row.dataset.route = route.route;
     row.dataset.variant = route.variant;
     cell(row, route.route);
+    cell(row, route.path, 'path');
     cell(row, route.variant, `variant ${route.variant}`);
     cell(row, route.requests.toLocaleString('en'), 'requests');
     cell(row, route.p50Ms.toLocaleString('en'));

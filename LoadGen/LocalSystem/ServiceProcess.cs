@@ -31,6 +31,9 @@ public sealed partial class ServiceProcess : IAsyncDisposable
 
     public bool HasExited => _process.HasExited;
 
+    /// <summary>Raised for each line the service writes to stdout or stderr (its console log), as it arrives.</summary>
+    public event Action<string>? Output;
+
     /// <summary>The last lines the service wrote, for test failure messages.</summary>
     public string RecentOutput
     {
@@ -176,6 +179,7 @@ public sealed partial class ServiceProcess : IAsyncDisposable
             }
         }
 
+        Output?.Invoke(line);
         if (ListeningLine().Match(line) is { Success: true } match)
         {
             _listening.TrySetResult(new Uri(match.Groups[1].Value));

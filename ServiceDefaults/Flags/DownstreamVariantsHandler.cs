@@ -5,7 +5,8 @@ namespace HttpPerf.ServiceDefaults.Flags;
 
 /// <summary>
 /// On every outgoing HttpClient call: tags the call's <c>http.client.request.duration</c> with the pitfall
-/// the current request is served by (so Frontend.Api's Catalog calls split by variant on the dashboard), and
+/// the current request is served by and the mode of the hops it reached (so Frontend.Api's Catalog calls split by
+/// variant and mode on the dashboard), and
 /// folds the downstream hop's <see cref="PerfMode.VariantsHeader"/> into the current request's variants, so
 /// the caller's response lists every hop that served it.
 /// </summary>
@@ -24,6 +25,11 @@ internal sealed class DownstreamVariantsHandler(IHttpContextAccessor accessor) :
             {
                 context.AddCustomTag(PerfTelemetry.FlagTag, own.Flag);
                 context.AddCustomTag(PerfTelemetry.VariantTag, own.Variant);
+                // The mode of this hop and every hop behind it, as the server request's perf.mode.
+                if (context.Response?.Headers.TryGetValues(PerfMode.VariantsHeader, out var behind) == true)
+                {
+                    context.AddCustomTag(PerfTelemetry.ModeTag, PerfMode.Summarize(string.Join(", ", [$"{own.Flag}={own.Variant}", .. behind])));
+                }
             });
         }
 

@@ -8,7 +8,7 @@ namespace HttpPerf.ServiceDefaults.Flags;
 /// Before the handler runs: resolves every pitfall flag of this service for this request (the forced
 /// mode if the request carries one, else the flags file), so implementations can be chosen from DI
 /// synchronously. When the response starts: writes <see cref="PerfMode.VariantsHeader"/> and records the
-/// time to first byte. When the handler is done: records the pitfall's meters (<see cref="PitfallMetrics"/>).
+/// whole request's mode and the time to first byte. When the handler is done: records the pitfall's meters (<see cref="PitfallMetrics"/>).
 /// </summary>
 internal sealed class PerfVariantsMiddleware(RequestDelegate next, PitfallFlags flags)
 {
@@ -53,7 +53,6 @@ internal sealed class PerfVariantsMiddleware(RequestDelegate next, PitfallFlags 
         {
             var (context, variants, started) = ((HttpContext, RequestVariants, long))state;
             var response = context.Response;
-            PitfallMetrics.RecordFirstByte(context, variants, started);
             // A proxied response already carries the hops behind it (YARP copied the header): keep them after ours.
             var served = variants.ToString();
             var behind = response.Headers[PerfMode.VariantsHeader].ToString();
@@ -62,6 +61,9 @@ internal sealed class PerfVariantsMiddleware(RequestDelegate next, PitfallFlags 
             {
                 response.Headers[PerfMode.VariantsHeader] = all;
             }
+
+            variants.Complete(all);
+            PitfallMetrics.RecordFirstByte(context, variants, started);
 
             return Task.CompletedTask;
         }, (context, variants, started));

@@ -6,7 +6,7 @@ namespace HttpPerf.ServiceDefaults.Flags;
 
 /// <summary>
 /// The meters that show each pitfall's lesson, recorded once per request that a pitfall served, tagged with
-/// the flag and the variant (<c>perf.flag</c>, <c>perf.variant</c>) and the route, so the dashboard can put
+/// the flag and the variant (<c>perf.flag</c>, <c>perf.variant</c>), the whole request's mode (<c>perf.mode</c>) and the route, so the dashboard can put
 /// naive and optimized side by side: when the first byte left, how many bytes went out in how many flushes,
 /// and how much of the body the request held whole in memory or in a temp file.
 /// </summary>
@@ -14,7 +14,7 @@ internal static class PitfallMetrics
 {
     private static readonly Histogram<double> TimeToFirstByte = PerfTelemetry.Meter.CreateHistogram<double>(
         "httpperf.server.time_to_first_byte", "s", "From the request reaching the service to its response starting (headers and first bytes handed to the server).",
-        advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] });
+        advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = PerfTelemetry.DurationBuckets });
 
     private static readonly Histogram<long> BodySize = PerfTelemetry.Meter.CreateHistogram<long>(
         "http.server.response.body.size", "By", "Size of the response body the handler wrote.",
@@ -34,7 +34,7 @@ internal static class PitfallMetrics
     {
         if (variants.Own is { } own)
         {
-            TimeToFirstByte.Record(Stopwatch.GetElapsedTime(startTimestamp).TotalSeconds, Tags(context, own));
+            TimeToFirstByte.Record(Stopwatch.GetElapsedTime(startTimestamp).TotalSeconds, Tags(context, own, variants.Mode));
         }
     }
 
@@ -45,7 +45,7 @@ internal static class PitfallMetrics
             return;
         }
 
-        var tags = Tags(context, own);
+        var tags = Tags(context, own, variants.Mode);
         BodySize.Record(body.Bytes, tags);
         Flushes.Record(body.Flushes, tags);
 
@@ -57,10 +57,19 @@ internal static class PitfallMetrics
         Buffered.Record(variants.BufferedInTempFile, tempFile);
     }
 
-    private static TagList Tags(HttpContext context, (string Flag, string Variant) own) => new()
+    private static TagList Tags(HttpContext context, (string Flag, string Variant) own, string? mode)
     {
-        { PerfTelemetry.FlagTag, own.Flag },
-        { PerfTelemetry.VariantTag, own.Variant },
-        { "http.route", (context.GetEndpoint() as Microsoft.AspNetCore.Routing.RouteEndpoint)?.RoutePattern.RawText },
-    };
+        var tags = new TagList
+        {
+            { PerfTelemetry.FlagTag, own.Flag },
+            { PerfTelemetry.VariantTag, own.Variant },
+            { "http.route", (context.GetEndpoint() as Microsoft.AspNetCore.Routing.RouteEndpoint)?.RoutePattern.RawText },
+        };
+        if (mode is not null)
+        {
+            tags.Add(PerfTelemetry.ModeTag, mode);
+        }
+
+        return tags;
+    }
 }

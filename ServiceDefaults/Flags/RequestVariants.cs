@@ -33,6 +33,12 @@ public sealed class RequestVariants
     /// </summary>
     public (string Flag, string Variant)? Own { get; private set; }
 
+    /// <summary>
+    /// The mode of the whole request (<see cref="PerfMode.Summarize"/> of every hop's variant, this one's and those
+    /// behind it), known once the response starts; null before, or when no pitfall served the request.
+    /// </summary>
+    public string? Mode { get; private set; }
+
     /// <summary>Body bytes this request held whole in memory, as the serving implementation reported them.</summary>
     public long BufferedInMemory => Interlocked.Read(ref _bufferedInMemory);
 
@@ -94,6 +100,24 @@ public sealed class RequestVariants
         }
 
         _serverSpan?.SetTag(PerfTelemetry.VariantsTag, ToString());
+    }
+
+    /// <summary>
+    /// When the response starts: <paramref name="allHops"/> is the <see cref="PerfMode.VariantsHeader"/> the caller
+    /// gets. Tags the request metrics and the server span with the whole request's mode: upstream hops (Gateway,
+    /// Frontend.Api) only serve their own flag, so without it their latency step has no name when a hop behind
+    /// them goes naive. Bounded: a variant's name or <c>mixed</c>.
+    /// </summary>
+    internal void Complete(string allHops)
+    {
+        if (allHops.Length == 0)
+        {
+            return;
+        }
+
+        Mode = PerfMode.Summarize(allHops);
+        _metricsTags?.Tags.Add(new(PerfTelemetry.ModeTag, Mode));
+        _serverSpan?.SetTag(PerfTelemetry.ModeTag, Mode);
     }
 
     public override string ToString()

@@ -1,4 +1,4 @@
-using System.Text;
+using static HttpPerf.Tests.Infrastructure.Protobuf;
 
 namespace HttpPerf.Tests.Infrastructure;
 
@@ -9,11 +9,20 @@ namespace HttpPerf.Tests.Infrastructure;
 public sealed record MetricPoint(string Service, string Metric, IReadOnlyDictionary<string, string> Attributes, double Value, double Sum)
 {
     public string? this[string attribute] => Attributes.GetValueOrDefault(attribute);
+
+    /// <summary>An explicit-bucket histogram's bucket bounds; empty for other points.</summary>
+    public IReadOnlyList<double> Bounds { get; init; } = [];
+
+    /// <summary>Whether the point came from an exponential histogram (metric field 10).</summary>
+    public bool Exponential { get; init; }
+
+    /// <summary>Where the point's interval starts (<c>start_time_unix_nano</c>): for a cumulative point, where the dashboard draws its first value.</summary>
+    public DateTime Start { get; init; }
 }
 
 /// <summary>
 /// Reads the data points out of OTLP/HTTP protobuf metric exports (<c>ExportMetricsServiceRequest</c>), with a
-/// protobuf wire reader of its own, so a test can ask "did this service export this metric with these
+/// protobuf wire reader (<see cref="Protobuf"/>), so a test can ask "did this service export this metric with these
 /// attributes" rather than search the bytes. Field numbers are those of opentelemetry-proto's metrics.proto.
 /// </summary>
 public static class OtlpMetrics
@@ -22,16 +31,15 @@ public static class OtlpMetrics
     {
         foreach (var resourceMetrics in Messages(exportRequest, 1))
         {
-            var service = Messages(resourceMetrics, 1).SelectMany(resource => Attributes(resource, 1))
-                .FirstOrDefault(a => a.Key == "service.name").Value ?? "";
+            var service = Messages(resourceMetrics, 1).Select(ServiceName).FirstOrDefault() ?? "";
             foreach (var metric in Messages(resourceMetrics, 2).SelectMany(scope => Messages(scope, 2)))
             {
-                var name = Encoding.UTF8.GetString(Messages(metric, 1).FirstOrDefault().Span);
+                var name = String(metric, 1);
                 // gauge = 5 and sum = 7 hold NumberDataPoints (attributes 7); histogram = 9 holds HistogramDataPoints (attributes 9, count 4, sum 5).
                 foreach (var point in Messages(metric, 5).Concat(Messages(metric, 7)).SelectMany(data => Messages(data, 1)))
                 {
                     var value = NumberValue(point);
-                    yield return new MetricPoint(service, name, Attributes(point, 7), value, value);
+                    yield return new MetricPoint(service, name, Attributes(point, 7), value, value) { Start = Time(point, 2) };
                 }
 
                 foreach (var point in Messages(metric, 9).SelectMany(data => Messages(data, 1)))
@@ -39,25 +47,36 @@ public static class OtlpMetrics
                     var fields = Fields(point);
                     yield return new MetricPoint(service, name, Attributes(point, 9),
                         fields.Where(f => f.Number == 4).Select(f => (double)f.Fixed).FirstOrDefault(),
-                        fields.Where(f => f.Number == 5).Select(f => BitConverter.UInt64BitsToDouble(f.Fixed)).FirstOrDefault());
+                        fields.Where(f => f.Number == 5).Select(f => BitConverter.UInt64BitsToDouble(f.Fixed)).FirstOrDefault())
+                    {
+                        Bounds = Doubles(fields, 7),
+                        Start = Time(point, 2),
+                    };
+                }
+
+                // exponential_histogram = 10 holds ExponentialHistogramDataPoints (attributes 1, count 4, sum 5).
+                foreach (var point in Messages(metric, 10).SelectMany(data => Messages(data, 1)))
+                {
+                    var fields = Fields(point);
+                    yield return new MetricPoint(service, name, Attributes(point, 1),
+                        fields.Where(f => f.Number == 4).Select(f => (double)f.Fixed).FirstOrDefault(),
+                        fields.Where(f => f.Number == 5).Select(f => BitConverter.UInt64BitsToDouble(f.Fixed)).FirstOrDefault())
+                    {
+                        Exponential = true,
+                        Start = Time(point, 2),
+                    };
                 }
             }
         }
     }
 
-    private static Dictionary<string, string> Attributes(ReadOnlyMemory<byte> message, int field)
-    {
-        var attributes = new Dictionary<string, string>(StringComparer.Ordinal);
-        foreach (var keyValue in Messages(message, field))
-        {
-            var key = Encoding.UTF8.GetString(Messages(keyValue, 1).FirstOrDefault().Span);
-            // AnyValue: string_value = 1; other kinds are not needed here.
-            var value = Messages(keyValue, 2).SelectMany(any => Messages(any, 1)).Select(v => Encoding.UTF8.GetString(v.Span)).FirstOrDefault();
-            attributes[key] = value ?? "";
-        }
+    private static DateTime Time(ReadOnlyMemory<byte> point, int field) => DateTime.UnixEpoch.AddTicks((long)(Number(point, field) / 100));
 
-        return attributes;
-    }
+    /// <summary>A repeated double field, packed (wire type 2) or not (wire type 1).</summary>
+    private static double[] Doubles(List<Field> fields, int number) =>
+        fields.Where(f => f.Number == number).SelectMany(f => f.WireType == 1
+            ? [BitConverter.UInt64BitsToDouble(f.Fixed)]
+            : Enumerable.Range(0, f.Bytes.Length / 8).Select(i => BitConverter.ToDouble(f.Bytes.Span.Slice(i * 8, 8)))).ToArray();
 
     private static double NumberValue(ReadOnlyMemory<byte> point)
     {
@@ -71,59 +90,5 @@ public static class OtlpMetrics
         }
 
         return 0;
-    }
-
-    private static IEnumerable<ReadOnlyMemory<byte>> Messages(ReadOnlyMemory<byte> message, int field) =>
-        Fields(message).Where(f => f.Number == field && f.WireType == 2).Select(f => f.Bytes);
-
-    private readonly record struct Field(int Number, int WireType, ulong Fixed, ReadOnlyMemory<byte> Bytes);
-
-    private static List<Field> Fields(ReadOnlyMemory<byte> message)
-    {
-        var fields = new List<Field>();
-        var span = message.Span;
-        var position = 0;
-        while (position < span.Length)
-        {
-            var tag = Varint(span, ref position);
-            int number = (int)(tag >> 3), wireType = (int)(tag & 7);
-            switch (wireType)
-            {
-                case 0:
-                    fields.Add(new Field(number, wireType, Varint(span, ref position), default));
-                    break;
-                case 1:
-                    fields.Add(new Field(number, wireType, BitConverter.ToUInt64(span.Slice(position, 8)), default));
-                    position += 8;
-                    break;
-                case 2:
-                    var length = (int)Varint(span, ref position);
-                    fields.Add(new Field(number, wireType, 0, message.Slice(position, length)));
-                    position += length;
-                    break;
-                case 5:
-                    fields.Add(new Field(number, wireType, BitConverter.ToUInt32(span.Slice(position, 4)), default));
-                    position += 4;
-                    break;
-                default:
-                    throw new InvalidDataException($"Unsupported protobuf wire type {wireType} at byte {position}.");
-            }
-        }
-
-        return fields;
-    }
-
-    private static ulong Varint(ReadOnlySpan<byte> span, ref int position)
-    {
-        ulong value = 0;
-        for (var shift = 0; ; shift += 7)
-        {
-            var b = span[position++];
-            value |= (ulong)(b & 0x7F) << shift;
-            if (b < 0x80)
-            {
-                return value;
-            }
-        }
     }
 }

@@ -51,6 +51,7 @@ public sealed class OtlpReceiver : IAsyncDisposable
         ["OTEL_EXPORTER_OTLP_ENDPOINT"] = Endpoint.ToString().TrimEnd('/'),
         ["OTEL_EXPORTER_OTLP_PROTOCOL"] = "http/protobuf",
         ["OTEL_BSP_SCHEDULE_DELAY"] = "200",
+        ["OTEL_BLRP_SCHEDULE_DELAY"] = "200",
         ["OTEL_METRIC_EXPORT_INTERVAL"] = "1000",
     };
 
@@ -75,6 +76,14 @@ public sealed class OtlpReceiver : IAsyncDisposable
     /// <summary>Every metric point exported so far, decoded.</summary>
     public IReadOnlyList<MetricPoint> MetricPoints() =>
         _payloads.Where(p => p.Signal == "metrics").SelectMany(p => OtlpMetrics.Points(p.Payload)).ToList();
+
+    /// <summary>Every span exported so far, decoded.</summary>
+    public IReadOnlyList<SpanRecord> Spans() =>
+        _payloads.Where(p => p.Signal == "traces").SelectMany(p => OtlpRecords.Spans(p.Payload)).ToList();
+
+    /// <summary>Every log record exported so far, decoded.</summary>
+    public IReadOnlyList<LogRecord> Logs() =>
+        _payloads.Where(p => p.Signal == "logs").SelectMany(p => OtlpRecords.Logs(p.Payload)).ToList();
 
     /// <summary>
     /// Waits until, for each of <paramref name="expected"/>, some exported metric point matches; returns the
