@@ -21,7 +21,7 @@ var catalog = builder.AddProject<Projects.Catalog_Api>("catalog")
     .WithPerfFlags(flagsFile, flagsStore)
     .WithHttpHealthCheck("/health")
     // Each replica seeds its own SQLite copy; in a container, /tmp is the place the "app" user surely may write.
-    .PublishWithEnvironment(deployment, "Catalog__DataDirectory", "/tmp/catalog")
+    .PublishWithEnvironment("Catalog__DataDirectory", "/tmp/catalog")
     .PublishAsService(deployment, replicas: deployment.Replicas);
 
 var uploads = builder.AddProject<Projects.Uploads_Api>("uploads")

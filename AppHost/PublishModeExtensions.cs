@@ -1,14 +1,22 @@
+using System.Text.RegularExpressions;
 using Aspire.Hosting.Docker;
 using Aspire.Hosting.Docker.Resources;
 using Aspire.Hosting.Docker.Resources.ComposeNodes;
 using Aspire.Hosting.Docker.Resources.ServiceNodes;
 using Aspire.Hosting.Docker.Resources.ServiceNodes.Swarm;
+using Aspire.Hosting.Kubernetes;
+using Aspire.Hosting.Kubernetes.Resources;
+using Service = Aspire.Hosting.Docker.Resources.ComposeNodes.Service;
 using Microsoft.Extensions.Configuration;
 
 /// <summary>Where `aspire publish` puts the system: a Docker Compose environment (the default) or a Kubernetes one.</summary>
 /// <param name="Compose">The Compose environment, when publishing to Compose.</param>
+/// <param name="Kubernetes">The Kubernetes environment (a Helm chart), with <c>--Deployment:Target kubernetes</c>.</param>
 /// <param name="Replicas">Replicas of Catalog.Api, Frontend.Api and Uploads.Api (AppHost parameter <c>replicas</c>, default 2).</param>
-internal sealed record DeploymentTarget(IResourceBuilder<DockerComposeEnvironmentResource>? Compose, int Replicas);
+internal sealed record DeploymentTarget(
+    IResourceBuilder<DockerComposeEnvironmentResource>? Compose,
+    IResourceBuilder<KubernetesEnvironmentResource>? Kubernetes,
+    int Replicas);
 
 /// <summary>
 /// What only publishing does (docs/deploy.md). Every method here leaves run mode (<c>dotnet run --project AppHost</c>)
@@ -20,8 +28,10 @@ internal sealed record DeploymentTarget(IResourceBuilder<DockerComposeEnvironmen
 /// (it ignores <c>WithReplicas</c>), Compose profiles (it ignores <c>WithExplicitStart</c>), a fixed host port,
 /// a fixed container port (else every service's port is one more .env entry), and required .env entries
 /// (it writes <c>ADMIN_KEY=</c> empty, and an empty key leaves the admin routes unmapped).
+/// For Kubernetes, the values.yaml entries its templates read and it leaves out, and what else its chart gets wrong
+/// (see <see cref="MendKubernetesTemplates"/>).
 /// </remarks>
-internal static class PublishModeExtensions
+internal static partial class PublishModeExtensions
 {
     /// <summary>The Gateway's port on the Docker host: <c>http://localhost:8080/</c>.</summary>
     public const int GatewayHostPort = 8080;
@@ -35,6 +45,7 @@ internal static class PublishModeExtensions
     // The SDK builds each image with the app in /app/ (ContainerWorkingDirectory), run as `dotnet /app/<Assembly>.dll`
     // by the non-root user "app" (UID 1654), whose home, /home/app, is the one directory of the image it owns.
     private const string ContainerAppDirectory = "/app/";
+    private const long ContainerAppUserId = 1654;
 
     // A new named volume takes the owner of the directory it is mounted on: mounted on a path the image lacks it
     // would be root's, and the "app" user could not write it. So the uploads volume is mounted on /home/app.
@@ -50,9 +61,17 @@ internal static class PublishModeExtensions
         ["FLAGS_PASSWORD"] = "password of the flags Redis, letters and digits (no commas)",
     };
 
+    // Kubernetes: for each secret parameter, the values.yaml entry 13.1.3 does write (see MendKubernetesTemplates).
+    private static readonly Dictionary<string, string> WrittenSecretValues = new()
+    {
+        ["flags_password"] = ".Values.secrets.flags.REDIS_PASSWORD",
+        ["admin_key"] = ".Values.secrets.gateway.Admin__Key",
+    };
+
     /// <summary>
     /// In publish mode, the Docker Compose environment (with the Aspire dashboard on <see cref="DashboardHostPort"/>),
-    /// and the replica count from the AppHost parameter <c>replicas</c> (<c>--Parameters:replicas 3</c>, default 2).
+    /// or with <c>--Deployment:Target kubernetes</c> the Kubernetes one, and the replica count from the AppHost
+    /// parameter <c>replicas</c> (<c>--Parameters:replicas 3</c>, default 2).
     /// </summary>
     public static DeploymentTarget AddDeploymentTarget(this IDistributedApplicationBuilder builder)
     {
@@ -61,7 +80,12 @@ internal static class PublishModeExtensions
 
         if (!builder.ExecutionContext.IsPublishMode)
         {
-            return new(null, replicas);
+            return new(null, null, replicas);
+        }
+
+        if (string.Equals(builder.Configuration["Deployment:Target"], "kubernetes", StringComparison.OrdinalIgnoreCase))
+        {
+            return new(null, builder.AddKubernetesEnvironment("k8s").WithProperties(k8s => k8s.HelmChartName = "httpperf"), replicas);
         }
 
         var compose = builder.AddDockerComposeEnvironment("compose")
@@ -69,7 +93,7 @@ internal static class PublishModeExtensions
             .ConfigureComposeFile(RequireEnvEntries)
             .ConfigureEnvFile(DescribeEnvEntries);
 
-        return new(compose, replicas);
+        return new(compose, null, replicas);
     }
 
     /// <summary>
@@ -80,14 +104,21 @@ internal static class PublishModeExtensions
     public static IResourceBuilder<ProjectResource> PublishAsService(
         this IResourceBuilder<ProjectResource> service, DeploymentTarget deployment, int replicas = 1, int? hostPort = null)
     {
-        if (deployment.Compose is null)
+        if (!service.ApplicationBuilder.ExecutionContext.IsPublishMode)
         {
             return service;
         }
 
-        // Without a target port the publisher makes the port a .env entry (CATALOG_PORT=) that must be filled in.
-        service.WithEndpoint("http", endpoint => endpoint.TargetPort = ContainerHttpPort, createIfNotExists: false)
-            .WithEndpoint("https", endpoint => endpoint.TargetPort = ContainerHttpPort, createIfNotExists: false);
+        ListenOnContainerPort(service);
+
+        if (deployment.Kubernetes is not null)
+        {
+            // The kubelet GETs /health itself; a Service sends traffic only to ready pods.
+#pragma warning disable ASPIREPROBES001 // Experimental in 13.1.3; the Kubernetes publisher turns it into a readinessProbe.
+            service.WithHttpProbe(ProbeType.Readiness, "/health");
+#pragma warning restore ASPIREPROBES001
+            return service.WithReplicas(replicas).PublishAsKubernetesService(MendKubernetesTemplates);
+        }
 
         var assemblyPath = ContainerAppDirectory + Path.GetFileNameWithoutExtension(service.Resource.GetProjectMetadata().ProjectPath) + ".dll";
 
@@ -112,22 +143,37 @@ internal static class PublishModeExtensions
 
             if (hostPort is int port)
             {
-                // One fixed mapping instead of the publisher's random host port per endpoint.
+                // One fixed mapping instead of the publisher's random host port.
                 compose.Ports = [$"{port}:{ContainerHttpPort}"];
             }
         });
     }
 
-    /// <summary>Publishes LoadGen in a Compose profile: <c>docker-compose --profile load up</c> starts it, plain <c>up</c> does not.</summary>
+    /// <summary>
+    /// Publishes LoadGen so that it does not start with the rest: in the Compose profile <paramref name="profile"/>
+    /// (<c>docker compose --profile load up</c>), or in Kubernetes as a Deployment of 0 replicas, to scale to 1.
+    /// </summary>
     public static IResourceBuilder<ProjectResource> PublishAsLoadProfile(this IResourceBuilder<ProjectResource> loadGen, DeploymentTarget deployment, string profile)
     {
-        if (deployment.Compose is null)
+        if (!loadGen.ApplicationBuilder.ExecutionContext.IsPublishMode)
         {
             return loadGen;
         }
 
         // Its control endpoint (PUT /rate, /mode) on the images' port too, instead of one more .env entry.
         loadGen.WithEndpoint("control", endpoint => endpoint.TargetPort = ContainerHttpPort, createIfNotExists: false);
+
+        if (deployment.Kubernetes is not null)
+        {
+            return loadGen.PublishAsKubernetesService(resource =>
+            {
+                MendKubernetesTemplates(resource);
+                if (resource.Workload is Deployment workload)
+                {
+                    workload.Spec.Replicas = 0;
+                }
+            });
+        }
 
         return loadGen.PublishAsDockerComposeService((_, compose) =>
         {
@@ -139,6 +185,24 @@ internal static class PublishModeExtensions
     /// <summary>The flags Redis: a health check with the image's redis-cli, so services can wait until it answers.</summary>
     public static IResourceBuilder<RedisResource> PublishAsFlagsStore(this IResourceBuilder<RedisResource> redis, DeploymentTarget deployment)
     {
+        if (deployment.Kubernetes is not null)
+        {
+            return redis.PublishAsKubernetesService(resource =>
+            {
+                MendKubernetesTemplates(resource);
+
+                // 13.1.3 hands the container /bin/sh with redis-server's arguments one by one, its run-mode form, and sh
+                // would read "redis-server" as a script file. Give sh one -c line, as the Compose file has it.
+                var container = resource.Workload!.PodTemplate.Spec.Containers[0];
+                if (container.Args is [not "-c", ..])
+                {
+                    var line = string.Join(' ', container.Args);
+                    container.Args.Clear();
+                    container.Args.AddRange(["-c", line]);
+                }
+            });
+        }
+
         if (deployment.Compose is null)
         {
             return redis;
@@ -160,24 +224,67 @@ internal static class PublishModeExtensions
     }
 
     /// <summary>
-    /// Uploads.Api's data directory on the named volume <c>uploads-data</c>, mounted into every replica, so any
-    /// replica serves any upload.
+    /// Uploads.Api's data directory on the volume <c>uploads-data</c>, mounted into every replica, so any replica
+    /// serves any upload: a named volume in Compose, a ReadWriteMany claim in Kubernetes.
     /// </summary>
     public static IResourceBuilder<ProjectResource> PublishWithUploadsVolume(this IResourceBuilder<ProjectResource> uploads, DeploymentTarget deployment)
     {
-        if (deployment.Compose is null)
+        if (!uploads.ApplicationBuilder.ExecutionContext.IsPublishMode)
         {
             return uploads;
         }
 
-        return uploads
+        uploads
             .WithAnnotation(new ContainerMountAnnotation(UploadsVolume, UploadsMountPath, ContainerMountType.Volume, isReadOnly: false))
             .WithEnvironment("Uploads__DataDirectory", UploadsDataDirectory);
+
+        if (deployment.Kubernetes is null)
+        {
+            return uploads;
+        }
+
+        // 13.1.3 backs a named volume with an emptyDir by default, one per pod; the replicas must share one.
+        return uploads.PublishAsKubernetesService(resource =>
+        {
+            var pod = resource.Workload!.PodTemplate.Spec;
+            var volume = pod.Volumes.Single(v => v.Name == UploadsVolume);
+            volume.EmptyDir = null;
+            volume.PersistentVolumeClaim = new() { ClaimName = UploadsVolume };
+
+            // A claim's new volume is root's: the group "app" (fsGroup) may write it.
+            pod.SecurityContext ??= new();
+            pod.SecurityContext.FsGroup = ContainerAppUserId;
+
+            // 13.1.3's claim type starts with empty dataSource, dataSourceRef and selector objects, which the API
+            // server rejects (a data source needs a kind and a name) or which stop dynamic provisioning (a selector).
+            var claim = new PersistentVolumeClaim { Metadata = { Name = UploadsVolume } };
+            claim.Spec.DataSource = null!;
+            claim.Spec.DataSourceRef = null!;
+            claim.Spec.Selector = null!;
+            claim.Spec.AccessModes.Add("ReadWriteMany");
+            // Uploads.Api's quota (Uploads__MaxStoredBytes) is 10 GiB, and 1 GiB of the disk is kept free.
+            claim.Spec.Resources.Requests["storage"] = "12Gi";
+            resource.AdditionalResources.Add(claim);
+        });
     }
 
     /// <summary>Sets an environment variable in publish mode only.</summary>
-    public static IResourceBuilder<ProjectResource> PublishWithEnvironment(this IResourceBuilder<ProjectResource> service, DeploymentTarget deployment, string name, string value) =>
-        deployment.Compose is null ? service : service.WithEnvironment(name, value);
+    public static IResourceBuilder<ProjectResource> PublishWithEnvironment(this IResourceBuilder<ProjectResource> service, string name, string value) =>
+        service.ApplicationBuilder.ExecutionContext.IsPublishMode ? service.WithEnvironment(name, value) : service;
+
+    // Without a target port, the Compose publisher makes the port a .env entry (CATALOG_PORT=) to fill in, and
+    // the Kubernetes one a Helm expression that keeps every URL and HTTP_PORTS out of values.yaml. The default
+    // https endpoint would listen nowhere (the images serve plain HTTP), and in Kubernetes its Service port
+    // would repeat 8080.
+    private static void ListenOnContainerPort(IResourceBuilder<ProjectResource> service)
+    {
+        service.WithEndpoint("http", endpoint => endpoint.TargetPort = ContainerHttpPort, createIfNotExists: false);
+
+        foreach (var https in service.Resource.Annotations.OfType<EndpointAnnotation>().Where(e => e.Name == "https").ToList())
+        {
+            service.Resource.Annotations.Remove(https);
+        }
+    }
 
     // WaitFor writes service_started; every service here has a health check, so wait for it to pass.
     private static void WaitUntilHealthy(Service compose)
@@ -222,8 +329,45 @@ internal static class PublishModeExtensions
             }
             else if (name.EndsWith("_IMAGE", StringComparison.Ordinal))
             {
-                entry.Description = $"Image of {name[..^"_IMAGE".Length].ToLowerInvariant()}, e.g. {name[..^"_IMAGE".Length].ToLowerInvariant()}:latest (docs/deploy.md says how to build it)";
+                var image = name[..^"_IMAGE".Length].ToLowerInvariant();
+                entry.Description = $"Image of {image}, e.g. {image}:latest (docs/deploy.md says how to build it)";
             }
         }
     }
+
+    /// <summary>
+    /// Mends what 13.1.3's Kubernetes publisher gets wrong in a resource's templates. Its templates read a secret
+    /// parameter under its own name in every resource that uses it (<c>.Values.secrets.catalog.flags_password</c>,
+    /// <c>.Values.secrets.gateway.admin_key</c>), but values.yaml holds it once, under the variable it was given to
+    /// (<c>secrets.flags.REDIS_PASSWORD</c>, <c>secrets.gateway.Admin__Key</c>), and leaves out every value that
+    /// holds an expression: point the templates at the entries values.yaml has, and make Helm refuse to install while
+    /// one is empty. Its probes say <c>scheme: "http"</c>, which the API server refuses: it wants "HTTP".
+    /// </summary>
+    private static void MendKubernetesTemplates(KubernetesResource resource)
+    {
+        if (resource.Secret is { } secret)
+        {
+            foreach (var (key, value) in secret.StringData.ToList())
+            {
+                secret.StringData[key] = SecretValueExpression().Replace(value, match =>
+                    WrittenSecretValues.TryGetValue(match.Groups["parameter"].Value, out var path)
+                        ? $"{{{{ required `set {path[".Values.".Length..]} (docs/deploy.md)` {path} }}}}"
+                        : match.Value);
+            }
+        }
+
+        foreach (var container in resource.Workload?.PodTemplate.Spec.Containers ?? [])
+        {
+            foreach (var probe in new[] { container.ReadinessProbe, container.LivenessProbe, container.StartupProbe })
+            {
+                if (probe?.HttpGet is { } httpGet)
+                {
+                    httpGet.Scheme = httpGet.Scheme.ToUpperInvariant();
+                }
+            }
+        }
+    }
+
+    [GeneratedRegex(@"\{\{ \.Values\.secrets\.[A-Za-z0-9_]+\.(?<parameter>[A-Za-z0-9_]+) \}\}")]
+    private static partial Regex SecretValueExpression();
 }
