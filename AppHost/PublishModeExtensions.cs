@@ -6,8 +6,8 @@ using Aspire.Hosting.Docker.Resources.ServiceNodes;
 using Aspire.Hosting.Docker.Resources.ServiceNodes.Swarm;
 using Aspire.Hosting.Kubernetes;
 using Aspire.Hosting.Kubernetes.Resources;
-using Service = Aspire.Hosting.Docker.Resources.ComposeNodes.Service;
 using Microsoft.Extensions.Configuration;
+using Service = Aspire.Hosting.Docker.Resources.ComposeNodes.Service;
 
 /// <summary>Where `aspire publish` puts the system: a Docker Compose environment (the default) or a Kubernetes one.</summary>
 /// <param name="Compose">The Compose environment, when publishing to Compose.</param>
