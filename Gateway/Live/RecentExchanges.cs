@@ -8,9 +8,10 @@ namespace Gateway.Live;
 
 /// <summary>
 /// One row of the landing page's table: a route (one lesson each: <c>products</c>, <c>catalog</c>, <c>export</c>,
-/// <c>upload</c>, <c>download</c>; see the Gateway's appsettings.json) served in one mode over the last minute.
+/// <c>upload</c>, <c>download</c>; see the Gateway's appsettings.json) served in one mode over the last minute,
+/// and that minute as <see cref="RecentExchanges.Slots"/> slots, oldest first: each slot's median in ms (null: no request).
 /// </summary>
-public sealed record RouteWindow(string Route, string Path, string Variant, string ServedBy, long Requests, double P50Ms, double P99Ms, double MegabytesPerSecond);
+public sealed record RouteWindow(string Route, string Path, string Variant, string ServedBy, long Requests, double P50Ms, double P99Ms, double MegabytesPerSecond, IReadOnlyList<double?> P50MsBySlot);
 
 /// <summary>
 /// The last minute of proxied exchanges, for the landing page: each one's route, the variant that served it
@@ -20,6 +21,9 @@ public sealed record RouteWindow(string Route, string Path, string Variant, stri
 public sealed class RecentExchanges
 {
     public static readonly TimeSpan Window = TimeSpan.FromMinutes(1);
+
+    /// <summary>The landing page's charts split the window into this many slots (5 s each).</summary>
+    public const int Slots = 12;
 
     // At most this many exchanges are kept (about 5 MB), whatever the rate.
     private const int MaxSamples = 100_000;
@@ -44,12 +48,12 @@ public sealed class RecentExchanges
         var since = Stopwatch.GetTimestamp() - (long)(Window.TotalSeconds * Stopwatch.Frequency);
         return _samples.Where(s => s.Timestamp >= since)
             .GroupBy(s => (s.Route, Variant: PerfMode.Summarize(s.ServedBy)))
-            .Select(g => Row(g.Key.Route, g.Key.Variant, [.. g]))
+            .Select(g => Row(g.Key.Route, g.Key.Variant, [.. g], since))
             .OrderBy(r => r.Route, StringComparer.Ordinal).ThenBy(r => r.Variant, StringComparer.Ordinal)
             .ToList();
     }
 
-    private static RouteWindow Row(string route, string variant, Sample[] samples)
+    private static RouteWindow Row(string route, string variant, Sample[] samples, long since)
     {
         var histogram = new LongHistogram(TimeStamp.Minutes(10), 3);
         foreach (var sample in samples)
@@ -63,7 +67,22 @@ public sealed class RecentExchanges
             route, samples[^1].Path, variant, samples[^1].ServedBy, samples.Length,
             Math.Round(Ms(histogram.GetValueAtPercentile(50)), 1),
             Math.Round(Ms(histogram.GetValueAtPercentile(99)), 1),
-            Math.Round(samples.Sum(s => s.Bytes) / 1e6 / Math.Max(seconds, 1e-6), 1));
+            Math.Round(samples.Sum(s => s.Bytes) / 1e6 / Math.Max(seconds, 1e-6), 1),
+            MediansBySlot(samples, since));
+    }
+
+    /// <summary>The median duration (ms) of the samples that started in each slot of the window, oldest slot first.</summary>
+    private static double?[] MediansBySlot(Sample[] samples, long since)
+    {
+        var slotTicks = (long)(Window.TotalSeconds * Stopwatch.Frequency) / Slots;
+        var medians = new double?[Slots];
+        foreach (var slot in samples.GroupBy(s => (int)Math.Min(Slots - 1, (s.Timestamp - since) / slotTicks)))
+        {
+            var ticks = slot.Select(s => s.Ticks).Order().ToArray();
+            medians[slot.Key] = Math.Round(ticks[ticks.Length / 2] * 1000.0 / Stopwatch.Frequency, 1);
+        }
+
+        return medians;
     }
 
     private void Add(Sample sample)

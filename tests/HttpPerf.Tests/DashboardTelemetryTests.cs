@@ -96,6 +96,7 @@ public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
             using var live = JsonDocument.Parse(await fixture.Gateway.GetStringAsync("/live", Cancel));
             var rows = live.RootElement.GetProperty("routes").EnumerateArray()
                 .Select(r => (r.GetProperty("route").GetString(), r.GetProperty("path").GetString(), r.GetProperty("variant").GetString())).ToList();
+            Assert.All(live.RootElement.GetProperty("routes").EnumerateArray(), r => Assert.Contains(r.GetProperty("p50MsBySlot").EnumerateArray(), slot => slot.ValueKind == JsonValueKind.Number));
             foreach (var mode in new[] { PerfMode.Naive, PerfMode.Optimized })
             {
                 Assert.Contains(("products", "/api/products/{**rest}", mode), rows);

@@ -53,6 +53,11 @@ public sealed class LandingPageTests(SmallSystemFixture fixture) : FlagsFileRese
         await Assertions.Expect(newRow).ToBeVisibleAsync(new() { Timeout = 10_000 });
         await Assertions.Expect(newRow).ToContainTextAsync("Catalog.Serialization=naive");
         await Assertions.Expect(optimizedRow).ToBeVisibleAsync();
+
+        // The route's chart draws both modes: the optimized line, and the mixed one since the flip.
+        var chart = page.Locator("#charts svg[data-route='catalog']");
+        await Assertions.Expect(chart.Locator("polyline[data-variant='optimized']").First).ToBeAttachedAsync();
+        await Assertions.Expect(chart.Locator("polyline[data-variant='mixed']").First).ToBeAttachedAsync(new() { Timeout = 10_000 });
         await page.ScreenshotAsync(new() { Path = Path.Combine(AppContext.BaseDirectory, "landing-page.png"), FullPage = true });
     }
 }
