@@ -66,9 +66,9 @@ public static class Extensions
             logging.IncludeScopes = true;
         });
 
-        // Each HttpClient call writes four Information lines and each resilience attempt one more: per product list
-        // that is most of what Frontend.Api logs, and the trace already shows every call with its timing. Failures
-        // stay visible: retries, timeouts and broken circuits are Warning or above.
+        // Each HttpClient call wrote four Information lines and its resilience pipeline two more: with the exporter's
+        // Polly lines, 58 lines in Frontend.Api for 4 product lists, none a person needs, since the trace shows every
+        // call with its timing. Failures stay visible: retries, timeouts and broken circuits are Warning or above.
         builder.Logging.AddFilter("System.Net.Http.HttpClient", LogLevel.Warning);
         builder.Logging.AddFilter("Polly", LogLevel.Warning);
 

@@ -5,10 +5,10 @@ namespace HttpPerf.ServiceDefaults.Flags;
 
 /// <summary>
 /// On every outgoing HttpClient call: tags the call's <c>http.client.request.duration</c> with the pitfall
-/// the current request is served by and the mode of the hops it reached (so Frontend.Api's Catalog calls split by
-/// variant and mode on the dashboard), and
-/// folds the downstream hop's <see cref="PerfMode.VariantsHeader"/> into the current request's variants, so
-/// the caller's response lists every hop that served it.
+/// the current request is served by and the mode of this hop and the hops it reached (so Frontend.Api's Catalog
+/// calls split by variant and mode on the dashboard), and folds the downstream hop's
+/// <see cref="PerfMode.VariantsHeader"/> into the current request's variants, so the caller's response lists every
+/// hop that served it.
 /// </summary>
 internal sealed class DownstreamVariantsHandler(IHttpContextAccessor accessor) : DelegatingHandler
 {

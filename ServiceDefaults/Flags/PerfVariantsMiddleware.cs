@@ -7,8 +7,9 @@ namespace HttpPerf.ServiceDefaults.Flags;
 /// <summary>
 /// Before the handler runs: resolves every pitfall flag of this service for this request (the forced
 /// mode if the request carries one, else the flags file), so implementations can be chosen from DI
-/// synchronously. When the response starts: writes <see cref="PerfMode.VariantsHeader"/> and records the
-/// whole request's mode and the time to first byte. When the handler is done: records the pitfall's meters (<see cref="PitfallMetrics"/>).
+/// synchronously. When the response starts: writes <see cref="PerfMode.VariantsHeader"/>, tags the whole request's
+/// mode and records the time to first byte. When the handler is done: records the pitfall's meters
+/// (<see cref="PitfallMetrics"/>).
 /// </summary>
 internal sealed class PerfVariantsMiddleware(RequestDelegate next, PitfallFlags flags)
 {

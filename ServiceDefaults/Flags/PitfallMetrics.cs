@@ -6,9 +6,9 @@ namespace HttpPerf.ServiceDefaults.Flags;
 
 /// <summary>
 /// The meters that show each pitfall's lesson, recorded once per request that a pitfall served, tagged with
-/// the flag and the variant (<c>perf.flag</c>, <c>perf.variant</c>), the whole request's mode (<c>perf.mode</c>) and the route, so the dashboard can put
-/// naive and optimized side by side: when the first byte left, how many bytes went out in how many flushes,
-/// and how much of the body the request held whole in memory or in a temp file.
+/// the flag and the variant (<c>perf.flag</c>, <c>perf.variant</c>), the whole request's mode (<c>perf.mode</c>)
+/// and the route, so the dashboard can put naive and optimized side by side: when the first byte left, how many
+/// bytes went out in how many flushes, and how much of the body the request held whole in memory or in a temp file.
 /// </summary>
 internal static class PitfallMetrics
 {
