@@ -8,38 +8,36 @@ using HttpPerf.ServiceDefaults.Flags;
 /// </summary>
 internal static class FlagCommands
 {
-    private static readonly string[] Variants = ["naive", "optimized"];
-
-    /// <summary>One command per flag of <paramref name="service"/> and variant: "Catalog.Serialization: naive".</summary>
+    /// <summary>One command per flag of <paramref name="service"/> and rung: "Catalog.Serialization: naive", "…: streaming", "…: optimized".</summary>
     public static IResourceBuilder<ProjectResource> WithFlagCommands(
         this IResourceBuilder<ProjectResource> service, IResourceBuilder<ProjectResource> gateway, IResourceBuilder<ParameterResource> adminKey)
     {
         foreach (var pitfall in Pitfalls.All.Where(p => p.Service == service.Resource.Name))
         {
-            foreach (var variant in Variants)
+            foreach (var (variant, does) in pitfall.Variants)
             {
                 service.WithCommand(
                     name: $"{pitfall.Flag}-{variant}",
                     displayName: $"{pitfall.Flag}: {variant}",
                     executeCommand: context => SetAsync(gateway, adminKey, $"/admin/flags/{pitfall.Flag}", variant, context.CancellationToken),
-                    commandOptions: Options(variant == "naive" ? pitfall.Naive : pitfall.Optimized, variant));
+                    commandOptions: Options(does, variant));
             }
         }
 
         return service;
     }
 
-    /// <summary>Two commands that set every flag of the system at once.</summary>
+    /// <summary>One command per variant that sets every flag of the system at once (a flag without that rung gets optimized).</summary>
     public static IResourceBuilder<ProjectResource> WithAllFlagsCommands(
         this IResourceBuilder<ProjectResource> gateway, IResourceBuilder<ParameterResource> adminKey)
     {
-        foreach (var variant in Variants)
+        foreach (var variant in PerfMode.All)
         {
             gateway.WithCommand(
                 name: $"all-flags-{variant}",
                 displayName: $"Every flag: {variant}",
                 executeCommand: context => SetAsync(gateway, adminKey, "/admin/flags", variant, context.CancellationToken),
-                commandOptions: Options($"Sets every pitfall flag of every service to {variant}.", variant));
+                commandOptions: Options($"Sets every pitfall flag of every service to {variant} (where a flag has no such rung: optimized).", variant));
         }
 
         return gateway;
@@ -48,7 +46,12 @@ internal static class FlagCommands
     private static CommandOptions Options(string description, string variant) => new()
     {
         Description = description,
-        IconName = variant == "naive" ? "Warning" : "Rocket",
+        IconName = variant switch
+        {
+            PerfMode.Naive => "Warning",
+            PerfMode.Streaming => "Flash",
+            _ => "Rocket",
+        },
         // Enabled while the resource runs; the Gateway must be up to take the change.
         UpdateState = context => context.ResourceSnapshot.State?.Text == KnownResourceStates.Running
             ? ResourceCommandState.Enabled

@@ -16,7 +16,10 @@ public static class CatalogServiceExtensions
 
         // The naive writer runs MVC's output formatters, exactly as a controller returning Ok(list) would.
         builder.Services.AddMvcCore().AddNewtonsoftJson();
-        builder.Services.AddPitfall<ICatalogWriter, NaiveCatalogWriter, StreamingCatalogWriter>(ICatalogWriter.Flag);
+        builder.Services.AddPitfall<ICatalogWriter>(ICatalogWriter.Flag)
+            .Variant<NaiveCatalogWriter>(PerfMode.Naive)
+            .Variant<StreamingCatalogWriter>(PerfMode.Streaming)
+            .Variant<FieldByFieldCatalogWriter>(PerfMode.Optimized);
         builder.Services.AddPitfall<ICatalogExportWriter, FlushPerRowExportWriter, CoalescedExportWriter>(ICatalogExportWriter.Flag);
         return builder;
     }

@@ -22,7 +22,10 @@ public static class FrontendServiceExtensions
         builder.Services.AddRefitGeneratedClient<ICatalogApi>(refit)
             .ConfigureHttpClient(client => client.BaseAddress = new Uri("http://catalog"));
 
-        builder.Services.AddPitfall<IProductListWriter, BufferedProductListWriter, StreamingProductListWriter>(IProductListWriter.Flag);
+        builder.Services.AddPitfall<IProductListWriter>(IProductListWriter.Flag)
+            .Variant<BufferedProductListWriter>(PerfMode.Naive)
+            .Variant<StreamingProductListWriter>(PerfMode.Streaming)
+            .Variant<FieldByFieldProductListWriter>(PerfMode.Optimized);
         return builder;
     }
 }

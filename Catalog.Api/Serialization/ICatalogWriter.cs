@@ -3,7 +3,7 @@ namespace Catalog.Api.Serialization;
 
 /// <summary>
 /// Pitfall <c>Catalog.Serialization</c>: how the whole catalog becomes the response body.
-/// Both implementations write the same JSON array; they differ in where the bytes wait on the way out.
+/// Every rung writes the same JSON array; they differ in where the bytes wait on the way out, and in what is made per row.
 /// </summary>
 public interface ICatalogWriter
 {

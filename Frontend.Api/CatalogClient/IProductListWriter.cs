@@ -3,7 +3,7 @@ namespace Frontend.Api.CatalogClient;
 
 /// <summary>
 /// Pitfall <c>Frontend.CatalogClient</c>: how the Catalog's 25 MB answer is read, mapped and passed on.
-/// Both implementations write the same view models; they differ in how much of the body is held at once.
+/// Every rung writes the same view models; they differ in how much of the body is held at once, and in what is made per product.
 /// </summary>
 public interface IProductListWriter
 {

@@ -7,4 +7,5 @@ namespace Frontend.Api.Products;
 [JsonSourceGenerationOptions(JsonSerializerDefaults.Web)]
 [JsonSerializable(typeof(List<CatalogProduct>))]
 [JsonSerializable(typeof(List<ProductView>))]
+[JsonSerializable(typeof(IAsyncEnumerable<ProductView>))]
 public sealed partial class FrontendJsonContext : JsonSerializerContext;

@@ -23,9 +23,9 @@ public static class AdminApi
         admin.MapGet("/", ListFlags)
             .WithSummary("Every flag: its variant in the flags file and the variant its service serves now.");
         admin.MapPut("/{name}", SetFlag)
-            .WithSummary("Sets one flag; the body is the variant as a JSON string, e.g. \"naive\".");
+            .WithSummary("Sets one flag; the body is one of its variants as a JSON string, e.g. \"naive\" or, where the pitfall has it, \"streaming\".");
         admin.MapPut("/", SetAllFlags)
-            .WithSummary("Sets every flag to one variant; the body is the variant as a JSON string.");
+            .WithSummary("Sets every flag to one variant (a flag without it gets optimized); the body is the variant as a JSON string.");
 
         return app;
     }
@@ -36,14 +36,14 @@ public static class AdminApi
     public static async Task<Results<NoContent, ProblemHttpResult>> SetFlag(
         string name, [FromBody] string? variant, HttpContext context, FlagsAdmin admin, CancellationToken cancellationToken)
     {
-        if (Pitfalls.Find(name) is null)
+        if (Pitfalls.Find(name) is not { } pitfall)
         {
             return BadRequest($"Unknown flag '{name}'.", $"Known flags: {string.Join(", ", Pitfalls.All.Select(p => p.Flag))}.");
         }
 
-        if (!PerfMode.IsValid(variant))
+        if (variant is null || !pitfall.Has(variant))
         {
-            return BadRequest($"Unknown variant '{variant}'.", $"Use \"{PerfMode.Naive}\" or \"{PerfMode.Optimized}\".");
+            return BadRequest($"Unknown variant '{variant}' for {name}.", $"Use {PerfMode.Choices(pitfall.Variants.Select(v => v.Name), "\"")}.");
         }
 
         await admin.SetAsync(new Dictionary<string, string> { [name] = variant! }, KeyId(context), cancellationToken);
@@ -55,10 +55,11 @@ public static class AdminApi
     {
         if (!PerfMode.IsValid(variant))
         {
-            return BadRequest($"Unknown variant '{variant}'.", $"Use \"{PerfMode.Naive}\" or \"{PerfMode.Optimized}\".");
+            return BadRequest($"Unknown variant '{variant}'.", $"Use {PerfMode.Choices(PerfMode.All, "\"")}.");
         }
 
-        await admin.SetAsync(Pitfalls.All.ToDictionary(p => p.Flag, _ => variant!), KeyId(context), cancellationToken);
+        // "Every flag streaming": the pitfalls without that rung go to their best one, as X-Perf-Mode does.
+        await admin.SetAsync(Pitfalls.All.ToDictionary(p => p.Flag, p => p.Serving(variant!)), KeyId(context), cancellationToken);
         return TypedResults.NoContent();
     }
 

@@ -6,7 +6,11 @@ using HttpPerf.ServiceDefaults.Flags;
 namespace Gateway.Admin;
 
 /// <summary>A flag as the admin API shows it: what the file says, and what its service serves right now.</summary>
-public sealed record FlagState(string Flag, string Service, string Variant, string? Serving, string Naive, string Optimized);
+public sealed record FlagState(string Flag, string Service, string Variant, string? Serving, string Naive, string Optimized)
+{
+    /// <summary>Every rung of the flag, worst to best, with what it does: the page's switches.</summary>
+    public IReadOnlyList<PitfallVariant> Variants => Pitfalls.Find(Flag)?.Variants ?? [];
+}
 
 /// <summary>
 /// Reads and changes the shared flags file for the admin API, logs every change (which key, old -> new)

@@ -5,8 +5,8 @@ const routesBody = document.querySelector('#routes tbody');
 const statusLine = document.getElementById('status');
 const charts = document.getElementById('charts');
 const svgNs = 'http://www.w3.org/2000/svg';
-const modeColors = { naive: '#b3261e', optimized: '#146c2e', mixed: '#b7791f' };
-const otherColors = ['#1f5fa8', '#7b3fa0', '#4a4a4a'];
+const modeColors = { naive: '#b3261e', streaming: '#1f5fa8', optimized: '#146c2e', mixed: '#b7791f' };
+const otherColors = ['#7b3fa0', '#4a4a4a'];
 
 function cell(row, text, className) {
   const td = row.insertCell();
@@ -23,7 +23,7 @@ function render(live) {
     cell(row, flag.flag);
     cell(row, flag.service);
     cell(row, flag.variant, `variant ${flag.variant}`);
-    cell(row, flag.variant === 'naive' ? flag.naive : flag.optimized);
+    cell(row, flag.does ?? '', 'does');
   }
 
   routesBody.replaceChildren();

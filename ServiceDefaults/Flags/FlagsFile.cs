@@ -5,7 +5,7 @@ namespace HttpPerf.ServiceDefaults.Flags;
 
 /// <summary>
 /// Reads and writes the shared flags file in Microsoft.FeatureManagement's schema: each pitfall flag is
-/// enabled with the variants <c>naive</c> and <c>optimized</c>, and the chosen one as its default. A write
+/// enabled with its variants (<see cref="Pitfall.Variants"/>), and the chosen one as its default. A write
 /// goes to a temporary name, then a rename, so a watching service never reads half a file.
 /// </summary>
 public static class FlagsFile
@@ -68,7 +68,8 @@ public static class FlagsFile
         var flags = new JsonArray();
         foreach (var (flag, variant) in variants.OrderBy(v => v.Key, StringComparer.Ordinal))
         {
-            if (!PerfMode.IsValid(variant))
+            var rungs = Pitfalls.Find(flag)?.Variants.Select(v => v.Name).ToList() ?? [PerfMode.Naive, PerfMode.Optimized];
+            if (!rungs.Contains(variant))
             {
                 throw new ArgumentException($"'{variant}' is not a variant of {flag}.", nameof(variants));
             }
@@ -77,7 +78,7 @@ public static class FlagsFile
             {
                 ["id"] = flag,
                 ["enabled"] = true,
-                ["variants"] = new JsonArray(new JsonObject { ["name"] = PerfMode.Naive }, new JsonObject { ["name"] = PerfMode.Optimized }),
+                ["variants"] = new JsonArray([.. rungs.Select(name => new JsonObject { ["name"] = name })]),
                 ["allocation"] = new JsonObject { ["default_when_enabled"] = variant },
             });
         }

@@ -14,8 +14,8 @@ public static class PerfFlagsExtensions
     public const string FileKey = "FeatureFlags:File";
 
     /// <summary>
-    /// Flags come from one JSON file (Microsoft.FeatureManagement schema, variants <c>naive</c> and
-    /// <c>optimized</c>) watched for changes, so an edit reaches a running service without a restart.
+    /// Flags come from one JSON file (Microsoft.FeatureManagement schema, variants <c>naive</c>,
+    /// <c>streaming</c> where a pitfall has it, and <c>optimized</c>) watched for changes, so an edit reaches a running service without a restart.
     /// Without the file every flag is <c>optimized</c>.
     /// </summary>
     public static IHostApplicationBuilder AddPerfFlags(this IHostApplicationBuilder builder)
@@ -40,7 +40,7 @@ public static class PerfFlagsExtensions
     }
 
     /// <summary>
-    /// Registers one pitfall: <typeparamref name="TService"/> resolves, per request, to the naive or the
+    /// Registers a two-rung pitfall: <typeparamref name="TService"/> resolves, per request, to the naive or the
     /// optimized implementation, whichever <paramref name="flag"/> selects for that request.
     /// </summary>
     public static IServiceCollection AddPitfall<TService, TNaive, TOptimized>(this IServiceCollection services, string flag)
@@ -48,15 +48,28 @@ public static class PerfFlagsExtensions
         where TNaive : class, TService
         where TOptimized : class, TService
     {
-        GetFlags(services).Add(flag);
-        services.AddKeyedScoped<TService, TNaive>(PerfMode.Naive);
-        services.AddKeyedScoped<TService, TOptimized>(PerfMode.Optimized);
-        services.AddScoped(sp => sp.GetRequiredKeyedService<TService>(sp.GetRequiredService<RequestVariants>().Serve(flag)));
+        services.AddPitfall<TService>(flag)
+            .Variant<TNaive>(PerfMode.Naive)
+            .Variant<TOptimized>(PerfMode.Optimized);
         return services;
+    }
+
+    /// <summary>
+    /// Registers a pitfall with any rungs: <typeparamref name="TService"/> resolves, per request, to the
+    /// implementation registered under the variant <paramref name="flag"/> selects for that request (or under
+    /// <c>optimized</c>, when it selects a rung this pitfall does not have). Add one <c>Variant&lt;T&gt;(name)</c> per rung.
+    /// </summary>
+    public static PitfallBuilder<TService> AddPitfall<TService>(this IServiceCollection services, string flag)
+        where TService : class
+    {
+        GetFlags(services).Add(flag);
+        services.AddScoped(sp => sp.GetRequiredKeyedService<TService>(sp.GetRequiredService<RequestVariants>().Serve(flag)));
+        return new PitfallBuilder<TService>(services, flag, GetFlags(services));
     }
 
     public static IApplicationBuilder UsePerfVariants(this IApplicationBuilder app)
     {
+        app.ApplicationServices.GetRequiredService<PitfallFlags>().EnsureMatchesCatalogue();
         app.ApplicationServices.GetService<FlagsFileWarnings>()?.Attach(
             app.ApplicationServices.GetRequiredService<ILoggerFactory>().CreateLogger<FlagsFileWarnings>());
         return app.UseMiddleware<PerfVariantsMiddleware>();
@@ -76,5 +89,20 @@ public static class PerfFlagsExtensions
         flags = new PitfallFlags();
         services.AddSingleton(flags);
         return flags;
+    }
+}
+
+/// <summary>One pitfall's rungs, each an implementation of <typeparamref name="TService"/> keyed by its variant name.</summary>
+public sealed class PitfallBuilder<TService>(IServiceCollection services, string flag, PitfallFlags flags)
+    where TService : class
+{
+    public IServiceCollection Services => services;
+
+    public PitfallBuilder<TService> Variant<TImplementation>(string variant)
+        where TImplementation : class, TService
+    {
+        flags.AddVariant(flag, variant);
+        services.AddKeyedScoped<TService, TImplementation>(variant);
+        return this;
     }
 }

@@ -28,7 +28,7 @@ internal sealed class PerfVariantsMiddleware(RequestDelegate next, PitfallFlags 
             await Results.Problem(
                 statusCode: StatusCodes.Status400BadRequest,
                 title: $"Invalid {PerfMode.RequestHeader} header",
-                detail: $"Use '{PerfMode.Naive}' or '{PerfMode.Optimized}'.").ExecuteAsync(context);
+                detail: $"Use {PerfMode.Choices(PerfMode.All)}.").ExecuteAsync(context);
             return;
         }
 
@@ -47,7 +47,8 @@ internal sealed class PerfVariantsMiddleware(RequestDelegate next, PitfallFlags 
         {
             var variant = forced
                 ?? PerfMode.OrOptimized((await featureManager.GetVariantAsync(flag, context.RequestAborted))?.Name);
-            variants.Resolve(flag, variant, forced is null ? FileSource : PerfMode.RequestHeader);
+            // A rung this flag does not have (streaming, on a two-rung pitfall) is served by its best one.
+            variants.Resolve(flag, flags.Serving(flag, variant), forced is null ? FileSource : PerfMode.RequestHeader);
         }
 
         context.Response.OnStarting(static state =>

@@ -1,11 +1,42 @@
 namespace HttpPerf.ServiceDefaults.Flags;
 
-/// <summary>One pitfall: its flag, the service that stages it, and what each variant does.</summary>
-public sealed record Pitfall(string Flag, string Service, string Naive, string Optimized);
+/// <summary>One rung of a pitfall's ladder: its variant name (<see cref="PerfMode"/>) and what it does.</summary>
+public sealed record PitfallVariant(string Name, string Does);
+
+/// <summary>
+/// One pitfall: its flag, the service that stages it, and its variants from worst to best. Every pitfall has
+/// <c>naive</c> first and <c>optimized</c> last; a lesson whose idiomatic fix is not its limit has a
+/// <c>streaming</c> rung between them.
+/// </summary>
+public sealed record Pitfall(string Flag, string Service, IReadOnlyList<PitfallVariant> Variants)
+{
+    public Pitfall(string flag, string service, string naive, string optimized)
+        : this(flag, service, [new(PerfMode.Naive, naive), new(PerfMode.Optimized, optimized)])
+    {
+    }
+
+    public Pitfall(string flag, string service, string naive, string streaming, string optimized)
+        : this(flag, service, [new(PerfMode.Naive, naive), new(PerfMode.Streaming, streaming), new(PerfMode.Optimized, optimized)])
+    {
+    }
+
+    public string Naive => Describe(PerfMode.Naive)!;
+
+    public string Optimized => Describe(PerfMode.Optimized)!;
+
+    public bool Has(string? variant) => Variants.Any(v => v.Name == variant);
+
+    /// <summary>What <paramref name="variant"/> does; null when this pitfall has no such rung.</summary>
+    public string? Describe(string? variant) => Variants.FirstOrDefault(v => v.Name == variant)?.Does;
+
+    /// <summary>The rung that serves a request for <paramref name="variant"/>: that one, or optimized when this pitfall has no such rung.</summary>
+    public string Serving(string variant) => Has(variant) ? variant : PerfMode.Optimized;
+}
 
 /// <summary>
 /// Every pitfall flag of the system, in one place: the services register their implementations under
-/// these names, and the Gateway's admin API, the admin page and the AppHost's dashboard commands list them.
+/// these names, and the Gateway's admin API, the admin page, the landing page, the README's pitfall table
+/// and the AppHost's dashboard commands list them.
 /// </summary>
 public static class Pitfalls
 {
@@ -22,11 +53,13 @@ public static class Pitfalls
             "a logging middleware buffers every request and response body in memory to capture it",
             "YARP streams bodies through; only sizes and timings are logged"),
         new(FrontendCatalogClient, "frontend",
-            "the Catalog's response is buffered, read as a string, deserialized into a list, then re-serialized",
-            "the Catalog's response is deserialized as an async stream, mapped and written item by item"),
+            "the Catalog's response is read as a string, deserialized into a list, mapped, then serialized",
+            "JsonSerializer.DeserializeAsyncEnumerable reads one product at a time as it arrives; each view is serialized as it is mapped",
+            "Utf8JsonReader reads each product in place off the socket and Utf8JsonWriter writes its view field by field: no object per product"),
         new(CatalogSerialization, "catalog",
             "the whole list goes through MVC's Newtonsoft.Json formatter, which spools the body to a temp file",
-            "System.Text.Json streams rows from the SQLite reader into the response"),
+            "source-generated JsonSerializer.SerializeAsync streams the reader's rows as Product objects into the response",
+            "each SQLite row goes column by column, as SQLite's own UTF-8, into a Utf8JsonWriter: no object per product"),
         new(CatalogWriteStrategy, "catalog",
             "the CSV export writes and flushes each row: one tiny send per product",
             "rows are written to the PipeWriter and flushed every 64 KB"),

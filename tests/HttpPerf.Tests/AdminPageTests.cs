@@ -18,18 +18,26 @@ public sealed class AdminPageTests(SmallSystemFixture fixture) : FlagsFileResetT
         await page.FillAsync("#key", Fixture.AdminKey);
         await page.ClickAsync("#save-key");
 
+        // Each row offers the rungs Pitfalls.All lists for its flag, each titled with what it does.
+        foreach (var pitfall in Pitfalls.All)
+        {
+            var buttons = page.Locator($"tr[data-flag='{pitfall.Flag}'] button[data-variant]");
+            await Assertions.Expect(buttons).ToHaveTextAsync([.. pitfall.Variants.Select(v => v.Name)]);
+            Assert.Equal(pitfall.Variants.Select(v => v.Does), await buttons.EvaluateAllAsync<string[]>("buttons => buttons.map(b => b.title)"));
+        }
+
         var row = page.Locator($"tr[data-flag='{Pitfalls.CatalogSerialization}']");
         await Assertions.Expect(row.Locator("td.serving")).ToHaveTextAsync("optimized");
 
-        await row.Locator("button[data-variant='naive']").ClickAsync();
+        await row.Locator("button[data-variant='streaming']").ClickAsync();
 
-        await Assertions.Expect(page.Locator("#status")).ToHaveTextAsync($"{Pitfalls.CatalogSerialization} is now served naive.", new() { Timeout = 15_000 });
-        await Assertions.Expect(row.Locator("td.serving")).ToHaveTextAsync("naive");
+        await Assertions.Expect(page.Locator("#status")).ToHaveTextAsync($"{Pitfalls.CatalogSerialization} is now served streaming.", new() { Timeout = 15_000 });
+        await Assertions.Expect(row.Locator("td.serving")).ToHaveTextAsync("streaming");
         await page.ScreenshotAsync(new() { Path = Path.Combine(AppContext.BaseDirectory, "admin-page.png"), FullPage = true });
 
         var next = await Http.GetAsync(Fixture.Gateway, "/api/catalog/products");
         Assert.Equal(200, next.Status);
-        Assert.Equal("Gateway.Buffering=optimized, Catalog.Serialization=naive", next.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Catalog.Serialization=streaming", next.Variants);
     }
 
     [Fact]

@@ -37,6 +37,7 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
     [Theory]
     [InlineData("Catalog.Nonexistent", "\"naive\"")]
     [InlineData("Catalog.Serialization", "\"turbo\"")]
+    [InlineData("Uploads.Reader", "\"streaming\"")]
     [InlineData("Catalog.Serialization", "naive")]
     [InlineData("Catalog.Serialization", "")]
     public async Task An_unknown_flag_or_variant_is_a_400_problem_and_nothing_is_written(string flag, string body)
@@ -84,6 +85,69 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
         Assert.All(all, f => Assert.Equal("naive", f.Variant));
         Assert.Equal("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Catalog.Serialization=naive",
             (await Http.GetAsync(Fixture.Gateway, "/api/products")).Variants);
+    }
+
+    [Fact]
+    public async Task Streaming_is_a_rung_of_the_two_lessons_that_have_it_and_every_flag_streaming_leaves_the_others_optimized()
+    {
+        using (var response = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Put, $"/admin/flags/{Pitfalls.FrontendCatalogClient}", Fixture.AdminKey, "streaming"), Cancel))
+        {
+            Assert.Equal(HttpStatusCode.NoContent, response.StatusCode);
+        }
+
+        await WaitUntilAsync(flags => flags.Single(f => f.Flag == Pitfalls.FrontendCatalogClient).Serving == "streaming");
+        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=streaming, Catalog.Serialization=optimized",
+            (await Http.GetAsync(Fixture.Gateway, "/api/products")).Variants);
+
+        using (var response = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Put, $"/admin/flags/{Pitfalls.CatalogSerialization}", Fixture.AdminKey, "streaming"), Cancel))
+        {
+            Assert.Equal(HttpStatusCode.NoContent, response.StatusCode);
+        }
+
+        await WaitUntilAsync(flags => flags.Single(f => f.Flag == Pitfalls.CatalogSerialization).Serving == "streaming");
+        Assert.Equal("Gateway.Buffering=optimized, Catalog.Serialization=streaming", (await Http.GetAsync(Fixture.Gateway, "/api/catalog/products")).Variants);
+        var products = await Http.GetAsync(Fixture.Gateway, "/api/products");
+        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=streaming, Catalog.Serialization=streaming", products.Variants);
+        Assert.Equal("streaming", PerfMode.Summarize(products.Variants));
+
+        using (var response = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Put, "/admin/flags", Fixture.AdminKey, "naive"), Cancel))
+        {
+            Assert.Equal(HttpStatusCode.NoContent, response.StatusCode);
+        }
+
+        await WaitUntilAsync(flags => flags.All(f => f.Serving == "naive"));
+        using (var response = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Put, "/admin/flags", Fixture.AdminKey, "streaming"), Cancel))
+        {
+            Assert.Equal(HttpStatusCode.NoContent, response.StatusCode);
+        }
+
+        var all = await WaitUntilAsync(flags => flags.All(f => f.Serving == Pitfalls.Find(f.Flag)!.Serving("streaming")));
+        Assert.Equal(
+            [Pitfalls.FrontendCatalogClient, Pitfalls.CatalogSerialization],
+            all.Where(f => f.Variant == "streaming").Select(f => f.Flag));
+    }
+
+    [Fact]
+    public async Task The_admin_api_and_the_landing_page_describe_every_rung_as_Pitfalls_All_does()
+    {
+        using var admin = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Get, "/admin/flags", Fixture.AdminKey), Cancel);
+        var listed = await admin.Content.ReadFromJsonAsync<System.Text.Json.JsonElement>(Cancel);
+        var live = await Fixture.Gateway.GetFromJsonAsync<System.Text.Json.JsonElement>("/live", Cancel);
+
+        foreach (var flags in new[] { listed, live.GetProperty("flags") })
+        {
+            Assert.Equal(Pitfalls.All.Select(p => p.Flag), flags.EnumerateArray().Select(f => f.GetProperty("flag").GetString()));
+            foreach (var (pitfall, flag) in Pitfalls.All.Zip(flags.EnumerateArray()))
+            {
+                Assert.Equal(
+                    pitfall.Variants.Select(v => $"{v.Name}: {v.Does}"),
+                    flag.GetProperty("variants").EnumerateArray().Select(v => $"{v.GetProperty("name").GetString()}: {v.GetProperty("does").GetString()}"));
+            }
+        }
+
+        // The landing page's "What it does now" is the description of the rung in the flags file.
+        Assert.All(live.GetProperty("flags").EnumerateArray(), f => Assert.Equal(
+            Pitfalls.Find(f.GetProperty("flag").GetString()!)!.Describe(f.GetProperty("variant").GetString()), f.GetProperty("does").GetString()));
     }
 
     [Fact]

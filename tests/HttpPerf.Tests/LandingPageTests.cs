@@ -29,6 +29,7 @@ public sealed class LandingPageTests(SmallSystemFixture fixture) : FlagsFileRese
 
         var flag = page.Locator($"#flags tr[data-flag='{Pitfalls.CatalogSerialization}'] td.variant");
         await Assertions.Expect(flag).ToHaveTextAsync("optimized");
+        await Assertions.Expect(page.Locator("#flags td.does")).ToHaveTextAsync([.. Pitfalls.All.Select(p => p.Optimized)]);
         Assert.Equal(200, (await Http.GetAsync(Fixture.Gateway, "/api/catalog/products")).Status);
         var optimizedRow = page.Locator("#routes tr[data-route='catalog'][data-variant='optimized']");
         await Assertions.Expect(optimizedRow).ToBeVisibleAsync(new() { Timeout = 10_000 });
@@ -49,6 +50,8 @@ public sealed class LandingPageTests(SmallSystemFixture fixture) : FlagsFileRese
 
         Assert.Equal("Gateway.Buffering=optimized, Catalog.Serialization=naive", served);
         await Assertions.Expect(flag).ToHaveTextAsync("naive", new() { Timeout = 10_000 });
+        await Assertions.Expect(page.Locator($"#flags tr[data-flag='{Pitfalls.CatalogSerialization}'] td.does"))
+            .ToHaveTextAsync(Pitfalls.Find(Pitfalls.CatalogSerialization)!.Naive);
         var newRow = page.Locator("#routes tr[data-route='catalog'][data-variant='mixed']");
         await Assertions.Expect(newRow).ToBeVisibleAsync(new() { Timeout = 10_000 });
         await Assertions.Expect(newRow).ToContainTextAsync("Catalog.Serialization=naive");

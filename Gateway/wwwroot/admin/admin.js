@@ -43,7 +43,7 @@ function render(flags) {
     const row = document.createElement('tr');
     row.dataset.flag = flag.flag;
     row.append(
-      cell(flag.flag, '', `naive: ${flag.naive}\noptimized: ${flag.optimized}`),
+      cell(flag.flag, '', flag.variants.map(v => `${v.name}: ${v.does}`).join('\n')),
       cell(flag.service),
       cell(flag.variant, `variant file ${flag.variant}`),
       cell(flag.serving ?? 'not answering', `variant serving ${flag.serving ?? ''}`),
@@ -64,10 +64,11 @@ function cell(text, className = '', title = '') {
 
 function switches(flag) {
   const td = document.createElement('td');
-  for (const variant of ['naive', 'optimized']) {
+  for (const { name: variant, does } of flag.variants) {
     const button = document.createElement('button');
     button.type = 'button';
     button.textContent = variant;
+    button.title = does;
     button.dataset.variant = variant;
     button.setAttribute('aria-pressed', String(flag.variant === variant));
     button.addEventListener('click', () => switchFlag(flag.flag, variant));
@@ -83,7 +84,7 @@ async function switchFlag(flag, variant) {
     for (let attempt = 0; attempt < 50; attempt++) {
       const flags = await api('GET', '/admin/flags');
       render(flags);
-      if (flags.filter(f => flag === null || f.flag === flag).every(f => f.serving === variant)) {
+      if (flags.filter(f => flag === null || f.flag === flag).every(f => f.serving === servedFor(f, variant))) {
         show(`${flag ?? 'Every flag'} is now served ${variant}.`);
         return;
       }
@@ -93,6 +94,11 @@ async function switchFlag(flag, variant) {
   } catch (error) {
     show(error.message, true);
   }
+}
+
+// The rung a flag serves when asked for `variant`: that one, or optimized where the flag has no such rung.
+function servedFor(flag, variant) {
+  return flag.variants.some(v => v.name === variant) ? variant : 'optimized';
 }
 
 function show(message, isError = false) {

@@ -1,0 +1,35 @@
+using Frontend.Api.Products;
+using HttpPerf.ServiceDefaults.Http;
+
+namespace Frontend.Api.CatalogClient;
+
+/// <summary>
+/// The limit: read the Catalog's answer as it arrives (Refit returns the response at its headers) one product at a
+/// time (<see cref="CatalogProductReader"/>), and write each product's view straight into the response
+/// (<see cref="ProductViewWriter"/>), in 64 KB writes (LargeWrites). Memory holds two buffers, not the catalog; the
+/// client gets its first bytes while the Catalog is still sending; and no object or string is made per product.
+/// Measured end to end at 25 MB, every hop optimized (docs/results/bench): p50 161 ms (0.17x naive), Frontend.Api peak
+/// working set 113 MB (0.09x) and 124 MB under 16 concurrent fetches (0.03x), 138 ms of CPU and 0.5 MB allocated a
+/// request. Reading with Refit's IAsyncEnumerable and serializing ProductView objects instead allocated 94 MB a request.
+/// </summary>
+public sealed class FieldByFieldProductListWriter(ICatalogApi catalog) : IProductListWriter
+{
+    public async Task WriteProductsAsync(HttpContext context, CancellationToken cancellationToken)
+    {
+        // Disposing the response, however the write ends, gives the Catalog connection back (or closes it mid-body).
+        using var response = await catalog.GetProductsResponseAsync(cancellationToken);
+        response.EnsureSuccessStatusCode();
+        await using var products = new CatalogProductReader(await response.Content.ReadAsStreamAsync(cancellationToken));
+        await using var json = LargeWrites.CreateJsonWriter(context.Response);
+        var views = new ProductViewWriter(json);
+        json.WriteStartArray();
+        while (await products.ReadAsync(cancellationToken))
+        {
+            views.Write(products);
+            await LargeWrites.FlushIfFullAsync(json, cancellationToken);
+        }
+
+        json.WriteEndArray();
+        await json.FlushAsync(cancellationToken);
+    }
+}
