@@ -6,7 +6,8 @@ using static System.FormattableString;
 namespace LoadGen.Bench;
 
 /// <summary>
-/// Writes a run as report.md (tables: naive, optimized, their ratio, the baseline and the ratio to it),
+/// Writes a run as report.md (tables: naive, streaming where the lesson has it, optimized, their ratios, the baseline
+/// and the ratio to it; the ladder of each lesson with a streaming rung, per rung and hop),
 /// report.json (every figure) and the charts, into the output folder.
 /// </summary>
 public static class BenchReport
@@ -37,12 +38,12 @@ public static class BenchReport
     {
         var o = result.Options;
         var md = new StringBuilder();
-        md.AppendLine("# Benchmark: naive vs optimized vs the static-bytes baseline");
+        md.AppendLine("# Benchmark: naive, streaming, optimized and the static-bytes baseline");
         md.AppendLine();
         md.AppendLine(Invariant($"Made by `{command}` on {result.Machine.Os}, {result.Machine.Cores} cores, {result.Machine.Runtime}, services built in {result.Machine.Configuration}, {result.Machine.Started:yyyy-MM-dd HH:mm} UTC."));
         md.AppendLine(Invariant($"Catalog: {(o.ProductCount is { } n ? $"{n:N0} products" : "the default 86,000 products (about 25 MB of JSON)")}; uploads of {o.UploadMiB} MiB."));
         md.AppendLine();
-        md.AppendLine("Every scenario ran on fresh service processes for naive, and on another fresh set for optimized then baseline (the same processes, so the two compare on equal terms), with every flag set to the mode in the flags file (no header override), after warm-up requests per phase (--warmup seconds, at least two).");
+        md.AppendLine("Every scenario ran on fresh service processes for naive, and on another fresh set for optimized, then baseline, then streaming where the lesson has that rung (the same processes, so the three compare on equal terms), with every flag set to the mode in the flags file (no header override; in streaming, the flags without that rung stay optimized), after warm-up requests per phase (--warmup seconds, at least two).");
         md.AppendLine("Latency is from the client, HdrHistogram; CPU and allocations are each service's own counters (`GET /runtime`) over the phase, divided by its requests;");
         md.AppendLine("temp-file bytes are the peak size of the service's `ASPNETCORE_TEMP` folder, sampled every 50 ms. One machine, one run: read the ratios.");
         md.AppendLine();
@@ -60,17 +61,33 @@ public static class BenchReport
         md.AppendLine();
         md.AppendLine("## Summary");
         md.AppendLine();
-        md.AppendLine("| scenario | in flight | p50 ms naive | p50 ms optimized | optimized / naive | p50 ms baseline | optimized / baseline | first byte optimized / naive | peak working set optimized / naive | MiB/s optimized / naive |");
-        md.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        md.AppendLine("| scenario | in flight | p50 ms naive | p50 ms streaming | p50 ms optimized | optimized / naive | p50 ms baseline | optimized / baseline | first byte optimized / naive | peak working set optimized / naive | MiB/s optimized / naive |");
+        md.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         foreach (var (scenario, concurrency) in Groups(result))
         {
-            var (naive, optimized, baseline) = Modes(result, scenario, concurrency);
-            md.AppendLine(Invariant($"| {scenario} | {concurrency} | {Ms(naive?.P50Ms)} | {Ms(optimized?.P50Ms)} | {Ratio(optimized?.P50Ms, naive?.P50Ms)} | {Ms(baseline?.P50Ms)} | {Ratio(optimized?.P50Ms, baseline?.P50Ms)} | {Ratio(optimized?.FirstByteP50Ms, naive?.FirstByteP50Ms)} | {Ratio(SumWorkingSet(optimized), SumWorkingSet(naive))} | {Ratio(optimized?.MiBPerSecond, naive?.MiBPerSecond)} |"));
+            var (naive, streaming, optimized, baseline) = Modes(result, scenario, concurrency);
+            md.AppendLine(Invariant($"| {scenario} | {concurrency} | {Ms(naive?.P50Ms)} | {Ms(streaming?.P50Ms)} | {Ms(optimized?.P50Ms)} | {Ratio(optimized?.P50Ms, naive?.P50Ms)} | {Ms(baseline?.P50Ms)} | {Ratio(optimized?.P50Ms, baseline?.P50Ms)} | {Ratio(optimized?.FirstByteP50Ms, naive?.FirstByteP50Ms)} | {Ratio(SumWorkingSet(optimized), SumWorkingSet(naive))} | {Ratio(optimized?.MiBPerSecond, naive?.MiBPerSecond)} |"));
+        }
+
+        var ladders = Groups(result).Where(g => result.Phases.Find(g.Scenario, BenchRunner.Streaming, g.Concurrency) is not null).ToList();
+        if (ladders.Count > 0)
+        {
+            md.AppendLine();
+            md.AppendLine("## Ladders: each rung, hop by hop");
+            md.AppendLine();
+            md.AppendLine("The scenarios whose lesson has a streaming rung: p50 from the client, then each hop's own CPU and allocations per request and peak working set over the phase.");
+            foreach (var (scenario, concurrency) in ladders)
+            {
+                md.AppendLine();
+                md.AppendLine(Invariant($"### {scenario}, {(concurrency == 1 ? "one request at a time" : $"{concurrency} in flight")}"));
+                md.AppendLine();
+                AppendLadder(md, result, scenario, concurrency);
+            }
         }
 
         foreach (var (scenario, concurrency) in Groups(result))
         {
-            var (naive, optimized, baseline) = Modes(result, scenario, concurrency);
+            var (naive, _, optimized, baseline) = Modes(result, scenario, concurrency);
             var any = (optimized ?? naive ?? baseline)!;
             md.AppendLine();
             md.AppendLine(Invariant($"## {scenario}, {(concurrency == 1 ? "one request at a time" : $"{concurrency} in flight")}, {any.Requests} requests per mode"));
@@ -90,19 +107,24 @@ public static class BenchReport
     }
 
     /// <summary>
-    /// One scenario's figures side by side, naive | optimized | ratio | baseline | ratio: the client's, then
-    /// those of <paramref name="services"/>. The report's detail tables, and the tables docs embed.
+    /// One scenario's figures side by side, naive | streaming (where the run has it) | optimized | ratios | baseline |
+    /// ratio: the client's, then those of <paramref name="services"/>. The report's detail tables, and the tables docs embed.
     /// </summary>
     public static void AppendFigures(StringBuilder md, BenchResult result, string scenario, int concurrency, IEnumerable<string> services)
     {
-        var (naive, optimized, baseline) = Modes(result, scenario, concurrency);
+        var (naive, streaming, optimized, baseline) = Modes(result, scenario, concurrency);
         var any = (optimized ?? naive ?? baseline)!;
-        md.AppendLine("| figure | naive | optimized | optimized / naive | baseline | optimized / baseline |");
-        md.AppendLine("|---|---:|---:|---:|---:|---:|");
+        var ladder = streaming is not null;
+        md.AppendLine(ladder
+            ? "| figure | naive | streaming | optimized | streaming / naive | optimized / naive | baseline | optimized / baseline |"
+            : "| figure | naive | optimized | optimized / naive | baseline | optimized / baseline |");
+        md.AppendLine(ladder ? "|---|---:|---:|---:|---:|---:|---:|---:|" : "|---|---:|---:|---:|---:|---:|");
         void Row(string figure, Func<PhaseResult, double> value, Func<double?, string> format)
         {
             double? Of(PhaseResult? p) => p is null ? null : value(p);
-            md.AppendLine($"| {figure} | {format(Of(naive))} | {format(Of(optimized))} | {Ratio(Of(optimized), Of(naive))} | {format(Of(baseline))} | {Ratio(Of(optimized), Of(baseline))} |");
+            var middle = ladder ? $" {format(Of(streaming))} |" : "";
+            var middleRatio = ladder ? $" {Ratio(Of(streaming), Of(naive))} |" : "";
+            md.AppendLine($"| {figure} | {format(Of(naive))} |{middle} {format(Of(optimized))} |{middleRatio} {Ratio(Of(optimized), Of(naive))} | {format(Of(baseline))} | {Ratio(Of(optimized), Of(baseline))} |");
         }
 
         Row("errors", p => p.Errors, Count);
@@ -123,11 +145,31 @@ public static class BenchReport
         }
     }
 
+    /// <summary>One scenario's rungs hop by hop: p50, then each hop's CPU ms and allocated MB per request and peak working set.</summary>
+    public static void AppendLadder(StringBuilder md, BenchResult result, string scenario, int concurrency)
+    {
+        md.AppendLine("| rung | p50 ms | hop | CPU ms per request | allocated MB per request | peak working set MB |");
+        md.AppendLine("|---|---:|---|---:|---:|---:|");
+        foreach (var mode in BenchRunner.Modes)
+        {
+            if (result.Phases.Find(scenario, mode, concurrency) is not { } phase)
+            {
+                continue;
+            }
+
+            foreach (var (hop, figures) in phase.Services)
+            {
+                md.AppendLine(Invariant($"| {mode} | {Ms(phase.P50Ms)} | {hop} | {Ms(figures.CpuMsPerRequest)} | {Number(figures.AllocatedBytesPerRequest / 1e6)} | {Number(figures.PeakWorkingSetBytes / 1e6)} |"));
+            }
+        }
+    }
+
     internal static IEnumerable<(string Scenario, int Concurrency)> Groups(BenchResult result) =>
         result.Phases.Select(p => (p.Scenario, p.Concurrency)).Distinct();
 
-    internal static (PhaseResult? Naive, PhaseResult? Optimized, PhaseResult? Baseline) Modes(BenchResult result, string scenario, int concurrency) =>
-        (result.Phases.Find(scenario, BenchRunner.Naive, concurrency), result.Phases.Find(scenario, BenchRunner.Optimized, concurrency), result.Phases.Find(scenario, BenchRunner.Baseline, concurrency));
+    internal static (PhaseResult? Naive, PhaseResult? Streaming, PhaseResult? Optimized, PhaseResult? Baseline) Modes(BenchResult result, string scenario, int concurrency) =>
+        (result.Phases.Find(scenario, BenchRunner.Naive, concurrency), result.Phases.Find(scenario, BenchRunner.Streaming, concurrency),
+         result.Phases.Find(scenario, BenchRunner.Optimized, concurrency), result.Phases.Find(scenario, BenchRunner.Baseline, concurrency));
 
     private static double? SumWorkingSet(PhaseResult? phase) => phase?.Services.Values.Sum(s => (double)s.PeakWorkingSetBytes);
 

@@ -13,20 +13,23 @@ namespace LoadGen.Bench;
 /// flags file, measuring latency on the client and each service's working set, CPU,
 /// allocations and temp-file bytes. "baseline" is the limit: optimized flags, and each scenario's
 /// cheapest equivalent (the same bytes from memory through the same hops; the upload sink). The baseline
-/// runs right after the optimized phase, in the same processes, so the two are compared on equal terms;
-/// naive gets processes of its own, so that its peak working set is its alone.
+/// runs right after the optimized phase, in the same processes, so the two are compared on equal terms,
+/// and so does "streaming" (the middle rung of the scenarios that have one), last, after the flags file
+/// is switched to it and the services are seen serving it; naive gets processes of its own, so that its
+/// peak working set is its alone.
 /// A sweep runs the product list over catalog sizes or over requests in flight instead.
 /// </summary>
 public static class BenchRunner
 {
-    public const string Naive = "naive";
-    public const string Optimized = "optimized";
+    public const string Naive = PerfMode.Naive;
+    public const string Streaming = PerfMode.Streaming;
+    public const string Optimized = PerfMode.Optimized;
     public const string Baseline = "baseline";
 
     public const string SizeSweep = "size";
     public const string ConcurrencySweep = "concurrency";
 
-    public static readonly string[] Modes = [Naive, Optimized, Baseline];
+    public static readonly string[] Modes = [Naive, Streaming, Optimized, Baseline];
 
     /// <summary>Product counts giving about 0.3, 3, 25 and 100 MB of catalog JSON (about 300 bytes a product).</summary>
     public static readonly int[] SizePoints = [1_000, 10_000, 86_000, 340_000];
@@ -62,15 +65,14 @@ public static class BenchRunner
         return new BenchResult(machine, options, results, options.Sweep is null ? BenchTargets.Check(results, options) : []);
     }
 
-    /// <summary>The phases to run, each list in one fresh set of processes: naive alone, optimized then its baseline.</summary>
+    /// <summary>The phases to run, each list in one fresh set of processes: naive alone; optimized, then its baseline, then streaming.</summary>
     private static IEnumerable<IReadOnlyList<Phase>> Plan(BenchOptions options)
     {
         IEnumerable<IReadOnlyList<Phase>> EveryMode(BenchScenario scenario, int concurrency, int requests, int? products)
         {
             yield return [new Phase(scenario, Naive, concurrency, requests, products)];
-            yield return scenario.Baseline is null
-                ? [new Phase(scenario, Optimized, concurrency, requests, products)]
-                : [new Phase(scenario, Optimized, concurrency, requests, products), new Phase(scenario, Baseline, concurrency, requests, products)];
+            var modes = new[] { Optimized, scenario.Baseline is null ? null : Baseline, scenario.Streaming ? Streaming : null };
+            yield return modes.OfType<string>().Select(mode => new Phase(scenario, mode, concurrency, requests, products)).ToList();
         }
 
         var products = BenchScenarios.Find("products");
@@ -95,8 +97,9 @@ public static class BenchRunner
         // A catalog of another size is seeded in its own folder (the seed is kept between phases of one size).
         var products = phases[0].Products;
         var folder = Directory.CreateDirectory(Path.Combine(work, products is { } n ? $"products-{n}" : "default")).FullName;
-        var flags = phases[0].Mode == Naive ? Naive : Optimized;
-        await FlagsFile.WriteAsync(Path.Combine(folder, "flags.json"), Pitfalls.All.ToDictionary(p => p.Flag, _ => flags), cancellationToken);
+        var flagsFile = Path.Combine(folder, "flags.json");
+        var flags = FlagsOf(phases[0].Mode);
+        await WriteFlagsAsync(flagsFile, flags, cancellationToken);
 
         await using var system = await StartAsync(options, products, folder, cancellationToken);
         var results = new List<PhaseResult>();
@@ -109,11 +112,45 @@ public static class BenchRunner
             var downloadId = phase.Scenario.Downloads ? await SyntheticFileContent.StoreAsync(client, uploadBytes, cancellationToken) : null;
             var requests = new BenchRequests(uploadBytes, downloadId);
             var build = phase.Mode == Baseline ? phase.Scenario.Baseline! : phase.Scenario.Request;
+            if (FlagsOf(phase.Mode) != flags)
+            {
+                flags = FlagsOf(phase.Mode);
+                await WriteFlagsAsync(flagsFile, flags, cancellationToken);
+                await WaitUntilServedAsync(client, () => build(requests), flags, cancellationToken);
+            }
+
             var services = system.Services.Where(s => phase.Scenario.Services.Contains(s.Name)).ToList();
             results.Add(await MeasureAsync(options, system, client, phase, services, () => build(requests), phase.Scenario.Uploads ? uploadBytes : 0, cancellationToken));
         }
 
         return results;
+    }
+
+    /// <summary>The flags a phase runs under: its own mode, optimized for the baseline.</summary>
+    private static string FlagsOf(string mode) => mode == Baseline ? Optimized : mode;
+
+    /// <summary>Every flag at <paramref name="mode"/>, or at optimized where the flag has no such rung.</summary>
+    private static Task WriteFlagsAsync(string path, string mode, CancellationToken cancellationToken) =>
+        FlagsFile.WriteAsync(path, Pitfalls.All.ToDictionary(p => p.Flag, p => p.Serving(mode)), cancellationToken);
+
+    /// <summary>Sends the phase's request until every hop says it served <paramref name="mode"/> (the services watch the flags file).</summary>
+    private static async Task WaitUntilServedAsync(HttpClient client, Func<HttpRequestMessage> request, string mode, CancellationToken cancellationToken)
+    {
+        var served = "";
+        for (var attempt = 0; attempt < 50; attempt++)
+        {
+            using var response = await client.SendAsync(request(), HttpCompletionOption.ResponseHeadersRead, cancellationToken);
+            await response.Content.CopyToAsync(Stream.Null, cancellationToken);
+            served = response.Headers.TryGetValues(PerfMode.VariantsHeader, out var values) ? string.Join(", ", values) : "";
+            if (PerfMode.Summarize(served) == mode)
+            {
+                return;
+            }
+
+            await Task.Delay(200, cancellationToken);
+        }
+
+        throw new InvalidOperationException($"The services did not switch to {mode}: the last answer was served by {served}.");
     }
 
     private static Task<LocalSystem.LocalSystem> StartAsync(BenchOptions options, int? products, string folder, CancellationToken cancellationToken)

@@ -15,7 +15,8 @@ public enum Entry
 /// <summary>
 /// One thing <c>bench</c> measures: what it sends in naive and optimized (the flags file decides which serves
 /// it), what it sends in the baseline (null: no baseline), where it enters, which services it charges, and the
-/// client's read buffer. <paramref name="Loaded"/> scenarios are also run at <c>--concurrency</c>.
+/// client's read buffer. <paramref name="Loaded"/> scenarios are also run at <c>--concurrency</c>;
+/// <paramref name="Streaming"/> ones also in the streaming phase (the lessons that have a middle rung).
 /// </summary>
 public sealed record BenchScenario(
     string Name,
@@ -25,7 +26,8 @@ public sealed record BenchScenario(
     bool Loaded,
     Func<BenchRequests, HttpRequestMessage> Request,
     Func<BenchRequests, HttpRequestMessage>? Baseline,
-    int ReadBufferBytes = 64 * 1024)
+    int ReadBufferBytes = 64 * 1024,
+    bool Streaming = false)
 {
     /// <summary>Whether the requests carry a body of the upload size (so throughput counts it).</summary>
     public bool Uploads => Name == "upload";
@@ -46,9 +48,9 @@ public static class BenchScenarios
     public static IReadOnlyList<BenchScenario> All { get; } =
     [
         new("products", "GET /api/products: Gateway → Frontend.Api → Catalog.Api (baseline: Catalog's bytes from memory, relayed unparsed)",
-            Entry.Gateway, ProductsPath, Loaded: true, _ => Get("/api/products"), _ => Get("/api/products/baseline")),
+            Entry.Gateway, ProductsPath, Loaded: true, _ => Get("/api/products"), _ => Get("/api/products/baseline"), Streaming: true),
         new("catalog", "GET /api/catalog/products: Gateway → Catalog.Api (baseline: the same bytes from memory)",
-            Entry.Gateway, CatalogPath, Loaded: true, _ => Get("/api/catalog/products"), _ => Get("/api/catalog/products/baseline")),
+            Entry.Gateway, CatalogPath, Loaded: true, _ => Get("/api/catalog/products"), _ => Get("/api/catalog/products/baseline"), Streaming: true),
         new("export", "GET /api/catalog/export: Gateway → Catalog.Api, CSV, one short row per product (Catalog.WriteStrategy)",
             Entry.Gateway, CatalogPath, Loaded: false, _ => Get("/api/catalog/export"), null),
         new("upload", "POST /api/uploads: Gateway → Uploads.Api (baseline: the raw sink, which reads and discards)",

@@ -1,5 +1,6 @@
 using System.Text;
 using System.Text.RegularExpressions;
+using HttpPerf.ServiceDefaults.Flags;
 using static System.FormattableString;
 
 namespace LoadGen.Bench;
@@ -12,8 +13,9 @@ namespace LoadGen.Bench;
 /// ...table...
 /// &lt;!-- /bench --&gt;
 /// </code>
-/// Names: <c>headline</c> (the summary of every scenario), <c>targets</c>, and
-/// <c>figures SCENARIO CONCURRENCY [SERVICE ...]</c> (one scenario's figures, with those services' own).
+/// Names: <c>headline</c> (the summary of every scenario), <c>targets</c>,
+/// <c>figures SCENARIO CONCURRENCY [SERVICE ...]</c> (one scenario's figures, with those services' own), and
+/// <c>ladder SCENARIO CONCURRENCY FLAG</c> (a lesson's rungs: <see cref="BenchLadder"/>).
 /// <c>bench --update-docs</c> rewrites every marked table from the committed report; a test checks that
 /// doing so changes nothing.
 /// </summary>
@@ -22,9 +24,34 @@ public static partial class BenchSnippets
     [GeneratedRegex(@"(?<open><!-- bench: (?<name>[^>]+?) -->\n)(?<body>.*?)(?<close><!-- /bench -->)", RegexOptions.Singleline)]
     private static partial Regex Marked();
 
-    /// <summary><paramref name="markdown"/> with every marked table rendered anew from <paramref name="result"/>.</summary>
+    [GeneratedRegex(@"(?<open><!-- pitfalls -->\n)(?<body>.*?)(?<close><!-- /pitfalls -->)", RegexOptions.Singleline)]
+    private static partial Regex PitfallTable();
+
+    /// <summary>
+    /// <paramref name="markdown"/> with every marked table rendered anew from <paramref name="result"/>, and the
+    /// pitfall table (<c>&lt;!-- pitfalls --&gt;</c>) from <see cref="Pitfalls.All"/>.
+    /// </summary>
     public static string Update(string markdown, BenchResult result) =>
-        Marked().Replace(markdown, m => m.Groups["open"].Value + Render(result, m.Groups["name"].Value) + m.Groups["close"].Value);
+        PitfallTable().Replace(
+            Marked().Replace(markdown, m => m.Groups["open"].Value + Render(result, m.Groups["name"].Value) + m.Groups["close"].Value),
+            m => m.Groups["open"].Value + RenderPitfalls() + m.Groups["close"].Value);
+
+    /// <summary>Whether <paramref name="markdown"/> has the pitfall table.</summary>
+    public static bool HasPitfallTable(string markdown) => PitfallTable().IsMatch(markdown);
+
+    /// <summary>The README's pitfall table: each flag, its service, and what each rung does, from <see cref="Pitfalls.All"/>.</summary>
+    public static string RenderPitfalls()
+    {
+        var md = new StringBuilder();
+        md.AppendLine("| flag | service | naive | streaming | optimized |");
+        md.AppendLine("|---|---|---|---|---|");
+        foreach (var pitfall in Pitfalls.All)
+        {
+            md.AppendLine($"| [`{pitfall.Flag}`](docs/pitfalls/{pitfall.Flag}.md) | {BenchLadder.Hop(pitfall)} | {pitfall.Naive} | {pitfall.Describe(PerfMode.Streaming) ?? "–"} | {pitfall.Optimized} |");
+        }
+
+        return md.ToString();
+    }
 
     /// <summary>The names of the marked tables in <paramref name="markdown"/>.</summary>
     public static IReadOnlyList<string> Names(string markdown) => Marked().Matches(markdown).Select(m => m.Groups["name"].Value).ToList();
@@ -35,12 +62,12 @@ public static partial class BenchSnippets
         switch (name.Split(' ', StringSplitOptions.RemoveEmptyEntries))
         {
             case ["headline"]:
-                md.AppendLine("| scenario | in flight | p50 ms naive | p50 ms optimized | p50 ms baseline | optimized / naive | optimized / baseline | peak working set optimized / naive |");
-                md.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|");
+                md.AppendLine("| scenario | in flight | p50 ms naive | p50 ms streaming | p50 ms optimized | p50 ms baseline | optimized / naive | optimized / baseline | peak working set optimized / naive |");
+                md.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
                 foreach (var (scenario, concurrency) in BenchReport.Groups(result))
                 {
-                    var (naive, optimized, baseline) = BenchReport.Modes(result, scenario, concurrency);
-                    md.AppendLine(Invariant($"| {scenario} | {concurrency} | {BenchReport.Ms(naive?.P50Ms)} | {BenchReport.Ms(optimized?.P50Ms)} | {BenchReport.Ms(baseline?.P50Ms)} | {BenchReport.Ratio(optimized?.P50Ms, naive?.P50Ms)} | {BenchReport.Ratio(optimized?.P50Ms, baseline?.P50Ms)} | {BenchReport.Ratio(WorkingSet(optimized), WorkingSet(naive))} |"));
+                    var (naive, streaming, optimized, baseline) = BenchReport.Modes(result, scenario, concurrency);
+                    md.AppendLine(Invariant($"| {scenario} | {concurrency} | {BenchReport.Ms(naive?.P50Ms)} | {BenchReport.Ms(streaming?.P50Ms)} | {BenchReport.Ms(optimized?.P50Ms)} | {BenchReport.Ms(baseline?.P50Ms)} | {BenchReport.Ratio(optimized?.P50Ms, naive?.P50Ms)} | {BenchReport.Ratio(optimized?.P50Ms, baseline?.P50Ms)} | {BenchReport.Ratio(WorkingSet(optimized), WorkingSet(naive))} |"));
                 }
 
                 break;
@@ -56,8 +83,11 @@ public static partial class BenchSnippets
             case ["figures", var scenario, var concurrency, .. var services]:
                 BenchReport.AppendFigures(md, result, scenario, int.Parse(concurrency, System.Globalization.CultureInfo.InvariantCulture), services);
                 break;
+            case ["ladder", var scenario, var concurrency, var flag]:
+                BenchLadder.Append(md, result, scenario, int.Parse(concurrency, System.Globalization.CultureInfo.InvariantCulture), flag);
+                break;
             default:
-                throw new ArgumentException($"Unknown bench table '{name}': use headline, targets, or figures SCENARIO CONCURRENCY [SERVICE ...].");
+                throw new ArgumentException($"Unknown bench table '{name}': use headline, targets, figures SCENARIO CONCURRENCY [SERVICE ...] or ladder SCENARIO CONCURRENCY FLAG.");
         }
 
         return md.ToString();

@@ -20,8 +20,8 @@ public sealed class BenchTests
             ("products", 1, BenchRunner.Modes), ("products", 2, BenchRunner.Modes),
             ("catalog", 1, BenchRunner.Modes), ("catalog", 2, BenchRunner.Modes),
             ("export", 1, [BenchRunner.Naive, BenchRunner.Optimized]),
-            ("upload", 1, BenchRunner.Modes), ("download", 1, [BenchRunner.Naive, BenchRunner.Optimized]),
-            ("products-direct", 1, BenchRunner.Modes),
+            ("upload", 1, [BenchRunner.Naive, BenchRunner.Optimized, BenchRunner.Baseline]), ("download", 1, [BenchRunner.Naive, BenchRunner.Optimized]),
+            ("products-direct", 1, [BenchRunner.Naive, BenchRunner.Optimized, BenchRunner.Baseline]),
         ];
         Assert.Equal(
             expected.SelectMany(e => e.Modes.Select(m => $"{e.Scenario}/{e.Concurrency}/{m}")).Order(),
@@ -45,12 +45,15 @@ public sealed class BenchTests
             });
         }
 
-        // The modes carry the same bytes: naive and optimized bodies match, and so does the catalog baseline.
+        // The modes carry the same bytes: naive, streaming and optimized bodies match, and so does the catalog baseline.
         PhaseResult Phase(string scenario, string mode) => result.Phases.Single(p => p.Scenario == scenario && p.Mode == mode && p.Concurrency == 1);
         foreach (var scenario in new[] { "products", "catalog", "export", "download" })
         {
             Assert.Equal(Phase(scenario, BenchRunner.Naive).ResponseBytes, Phase(scenario, BenchRunner.Optimized).ResponseBytes);
         }
+
+        Assert.Equal(Phase("products", BenchRunner.Naive).ResponseBytes, Phase("products", BenchRunner.Streaming).ResponseBytes);
+        Assert.Equal(Phase("catalog", BenchRunner.Naive).ResponseBytes, Phase("catalog", BenchRunner.Streaming).ResponseBytes);
 
         Assert.Equal(Phase("catalog", BenchRunner.Optimized).ResponseBytes, Phase("catalog", BenchRunner.Baseline).ResponseBytes);
         Assert.Equal(1L << 20, Phase("download", BenchRunner.Optimized).ResponseBytes);
@@ -69,6 +72,8 @@ public sealed class BenchTests
         var markdown = await File.ReadAllTextAsync(Path.Combine(bench.Folder, BenchReport.MarkdownFile), Cancel);
         Assert.All(result.Targets, t => Assert.Contains($"| {t.Target} | {t.Comparison} |", markdown));
         Assert.Contains("| products | 2 |", markdown);
+        Assert.Contains("## Ladders: each rung, hop by hop", markdown);
+        Assert.Contains("| streaming |", markdown);
 
         var charts = Directory.GetFiles(bench.Folder, "*.png");
         Assert.Equal(3 * expected.Length, charts.Length); // latency, working set and CPU by service
@@ -88,7 +93,7 @@ public sealed class BenchTests
         using var bench = new BenchOutput();
         var result = await bench.RunAsync("--scenario", "products,products-direct,download-4k", "--products", "300", "--requests", "2", "--concurrency", "2", "--concurrent-requests", "2", "--upload-mb", "1", "--uploads", "2");
         Assert.Equal(
-            new[] { "download-4k/1/naive", "download-4k/1/optimized", "products-direct/1/baseline", "products-direct/1/naive", "products-direct/1/optimized", "products/1/baseline", "products/1/naive", "products/1/optimized", "products/2/baseline", "products/2/naive", "products/2/optimized" },
+            new[] { "download-4k/1/naive", "download-4k/1/optimized", "products-direct/1/baseline", "products-direct/1/naive", "products-direct/1/optimized", "products/1/baseline", "products/1/naive", "products/1/optimized", "products/1/streaming", "products/2/baseline", "products/2/naive", "products/2/optimized", "products/2/streaming" },
             result.Phases.Select(p => $"{p.Scenario}/{p.Concurrency}/{p.Mode}").Order(StringComparer.Ordinal));
         Assert.All(result.Phases, p => Assert.Equal(0, p.Errors));
         // Straight to Frontend.Api: the same body, and the Gateway is not charged.
@@ -105,7 +110,7 @@ public sealed class BenchTests
     {
         using var bench = new BenchOutput();
         var result = await bench.RunAsync("--sweep", "size", "--points", "200,2000", "--requests", "2");
-        Assert.Equal(6, result.Phases.Count);
+        Assert.Equal(8, result.Phases.Count);
         Assert.All(result.Phases, p => Assert.Equal(("products", 1, 0L), (p.Scenario, p.Concurrency, p.Errors)));
         foreach (var mode in BenchRunner.Modes)
         {

@@ -25,6 +25,10 @@ public sealed class DocsTests
         Assert.Contains("headline", BenchSnippets.Names(readme));
         Assert.Contains(BenchSnippets.Render(report, "headline"), readme);
         Assert.Contains("| products | 1 |", readme);
+        // The pitfall table is Pitfalls.All's (the landing and admin pages read the same list through /live and /admin/flags).
+        Assert.True(BenchSnippets.HasPitfallTable(readme), "README.md has no <!-- pitfalls --> table");
+        Assert.Contains(BenchSnippets.RenderPitfalls(), readme);
+        Assert.Contains("| streaming |", BenchSnippets.RenderPitfalls());
         Assert.True(quoted >= 10, $"{quoted} quoted tables");
     }
 
