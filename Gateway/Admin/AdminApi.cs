@@ -9,16 +9,18 @@ public static class AdminApi
 {
     /// <summary>
     /// <c>/admin/flags</c>: list and change the pitfall flags of the running system. Mapped only when an
-    /// admin key (<c>Admin:Key</c>) and a flags file (<c>FeatureFlags:File</c>) are configured.
+    /// admin key (<c>Admin:Key</c>) and a flags store (Redis, <c>ConnectionStrings:flags</c>, or a flags file,
+    /// <c>FeatureFlags:File</c>) are configured. While the store cannot be read or written (Redis out of reach,
+    /// a flags file that does not parse) every route answers a 503 problem and changes nothing.
     /// </summary>
     public static IEndpointRouteBuilder MapAdminApi(this IEndpointRouteBuilder app)
     {
-        if (!app.ServiceProvider.GetRequiredService<AdminKey>().IsConfigured || app.ServiceProvider.GetRequiredService<FlagsAdmin>().FilePath is null)
+        if (!app.ServiceProvider.GetRequiredService<AdminKey>().IsConfigured || app.ServiceProvider.GetService<IFlagStore>() is null)
         {
             return app;
         }
 
-        var admin = app.MapGroup("/admin/flags").WithTags("Admin").AddEndpointFilter(RequireAdminKey);
+        var admin = app.MapGroup("/admin/flags").WithTags("Admin").AddEndpointFilter(RequireAdminKey).AddEndpointFilter(StoreUnavailable);
 
         admin.MapGet("/", ListFlags)
             .WithSummary("Every flag: its variant in the flags file and the variant its service serves now.");
@@ -73,6 +75,19 @@ public static class AdminApi
         }
 
         return await next(invocation);
+    }
+
+    private static async ValueTask<object?> StoreUnavailable(EndpointFilterInvocationContext invocation, EndpointFilterDelegate next)
+    {
+        try
+        {
+            return await next(invocation);
+        }
+        catch (FlagStoreUnavailableException unavailable)
+        {
+            invocation.HttpContext.Response.Headers.RetryAfter = "5";
+            return TypedResults.Problem(statusCode: StatusCodes.Status503ServiceUnavailable, title: "The flags cannot be read or changed now.", detail: unavailable.Message);
+        }
     }
 
     private static string KeyId(HttpContext context) => AdminKey.IdOf(context.Request.Headers[AdminKey.Header]!);

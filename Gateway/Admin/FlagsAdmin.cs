@@ -13,19 +13,18 @@ public sealed record FlagState(string Flag, string Service, string Variant, stri
 }
 
 /// <summary>
-/// Reads and changes the shared flags file for the admin API, logs every change (which key, old -> new)
-/// and counts it, and asks each service which variant it serves, to show a change land.
+/// Reads and changes the system's flags (the shared file, or Redis: <see cref="IFlagStore"/>) for the admin API,
+/// logs every change (which key, old -> new) and counts it, and asks each service which variant it serves, to
+/// show a change land.
 /// </summary>
-public sealed partial class FlagsAdmin(IConfiguration configuration, IHttpClientFactory httpClients, ILogger<FlagsAdmin> logger)
+public sealed partial class FlagsAdmin(IFlagStore store, IHttpClientFactory httpClients, ILogger<FlagsAdmin> logger)
 {
     private static readonly Counter<long> Changes = PerfTelemetry.Meter.CreateCounter<long>(
         "httpperf.flag.changes", description: "Pitfall flag changes made through the admin API.");
 
-    public string? FilePath { get; } = configuration[PerfFlagsExtensions.FileKey] is { Length: > 0 } file ? Path.GetFullPath(file) : null;
-
     public async Task<IReadOnlyList<FlagState>> ListAsync(IReadOnlyDictionary<string, string> gatewayServing, CancellationToken cancellationToken)
     {
-        var file = await FlagsFile.ReadAsync(FilePath!, cancellationToken);
+        var file = await store.ReadAsync(cancellationToken);
         var services = Pitfalls.All.Select(p => p.Service).Where(s => s != "gateway").Distinct();
         var serving = new Dictionary<string, string>(gatewayServing);
         foreach (var answer in await Task.WhenAll(services.Select(s => ServingAsync(s, cancellationToken))))
@@ -43,8 +42,8 @@ public sealed partial class FlagsAdmin(IConfiguration configuration, IHttpClient
 
     public async Task SetAsync(IReadOnlyDictionary<string, string> changes, string keyId, CancellationToken cancellationToken)
     {
-        var before = await FlagsFile.ReadAsync(FilePath!, cancellationToken);
-        await FlagsFile.SetAsync(FilePath!, changes, cancellationToken);
+        var before = await store.ReadAsync(cancellationToken);
+        await store.SetAsync(changes, cancellationToken);
         foreach (var (flag, variant) in changes)
         {
             LogChange(logger, flag, before[flag], variant, keyId);

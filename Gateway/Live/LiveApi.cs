@@ -28,12 +28,23 @@ public static class LiveApi
         return app;
     }
 
-    public static async Task<Ok<LiveView>> GetLive(RecentExchanges exchanges, FlagsAdmin admin, CancellationToken cancellationToken)
+    public static async Task<Ok<LiveView>> GetLive(RecentExchanges exchanges, IServiceProvider services, CancellationToken cancellationToken)
     {
-        var file = admin.FilePath is { } path
-            ? await FlagsFile.ReadAsync(path, cancellationToken)
-            : Pitfalls.All.ToDictionary(p => p.Flag, _ => PerfMode.Optimized);
+        var file = await ReadFlagsAsync(services.GetService<IFlagStore>(), cancellationToken);
         var flags = Pitfalls.All.Select(p => new LiveFlag(p.Flag, p.Service, file[p.Flag], p.Naive, p.Optimized)).ToList();
         return TypedResults.Ok(new LiveView(RecentExchanges.Window.TotalSeconds, flags, exchanges.Summarize()));
+    }
+
+    /// <summary>The flags store's variants; "unknown" for each while it cannot be read (the page keeps drawing).</summary>
+    private static async Task<IReadOnlyDictionary<string, string>> ReadFlagsAsync(IFlagStore? store, CancellationToken cancellationToken)
+    {
+        try
+        {
+            return store is null ? FlagsFile.Defaults() : await store.ReadAsync(cancellationToken);
+        }
+        catch (FlagStoreUnavailableException)
+        {
+            return Pitfalls.All.ToDictionary(p => p.Flag, _ => "unknown");
+        }
     }
 }

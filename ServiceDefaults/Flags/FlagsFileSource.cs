@@ -48,6 +48,18 @@ public sealed partial class FlagsFileWarnings
     private string? _lastError;
     private (string File, string Error)? _pending;
 
+    /// <summary>Why the file in place now does not parse; null once a good version has loaded.</summary>
+    public string? LastError
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _lastError;
+            }
+        }
+    }
+
     internal void Loaded()
     {
         lock (_gate)

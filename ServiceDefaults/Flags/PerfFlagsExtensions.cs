@@ -14,13 +14,22 @@ public static class PerfFlagsExtensions
     public const string FileKey = "FeatureFlags:File";
 
     /// <summary>
-    /// Flags come from one JSON file (Microsoft.FeatureManagement schema, variants <c>naive</c>,
-    /// <c>streaming</c> where a pitfall has it, and <c>optimized</c>) watched for changes, so an edit reaches a running service without a restart.
-    /// Without the file every flag is <c>optimized</c>.
+    /// Flags (Microsoft.FeatureManagement schema, variants <c>naive</c>, <c>streaming</c> where a pitfall has it, and
+    /// <c>optimized</c>) come from Redis when
+    /// <c>ConnectionStrings:flags</c> is set (every replica of every service shares them), else from one JSON file
+    /// watched for changes; either way a change reaches a running service without a restart. With neither, every
+    /// flag is <c>optimized</c>.
     /// </summary>
     public static IHostApplicationBuilder AddPerfFlags(this IHostApplicationBuilder builder)
     {
-        if (builder.Configuration[FileKey] is { Length: > 0 } file)
+        if (builder.Configuration.GetConnectionString(SharedRedis.ConnectionName) is { Length: > 0 } connectionString)
+        {
+            var redis = SharedRedis.Connect(connectionString);
+            builder.Configuration.Add(new RedisFlagsSource(redis));
+            builder.Services.AddSingleton(redis);
+            builder.Services.AddSingleton<IFlagStore, RedisFlagStore>();
+        }
+        else if (builder.Configuration[FileKey] is { Length: > 0 } file)
         {
             var path = Path.GetFullPath(file);
             Directory.CreateDirectory(Path.GetDirectoryName(path)!);
@@ -28,7 +37,10 @@ public static class PerfFlagsExtensions
             source.ResolveFileProvider();
             builder.Configuration.Add(source);
             builder.Services.AddSingleton(source.Warnings);
+            builder.Services.AddSingleton<IFlagStore>(new FileFlagStore(path));
         }
+
+        builder.Services.AddHealthChecks().AddCheck<FlagsHealthCheck>("flags");
 
         builder.Services.AddFeatureManagement().WithTargeting();
         builder.Services.AddHttpContextAccessor();
