@@ -49,7 +49,7 @@ public static class UploadsApi
         }
 
         var started = Stopwatch.GetTimestamp();
-        using var batch = new UploadBatch(store);
+        await using var batch = new UploadBatch(store);
         try
         {
             await reader.ReadFilesAsync(context.Request, boundary, batch, cancellationToken);
@@ -71,7 +71,7 @@ public static class UploadsApi
             return Problem(StatusCodes.Status400BadRequest, "The multipart body ended before its closing boundary.");
         }
 
-        var receipts = batch.Commit();
+        var receipts = await batch.CommitAsync();
         metrics.Uploaded(receipts.Sum(r => r.Size), Stopwatch.GetElapsedTime(started), variants.VariantOf(IUploadReader.Flag));
         return TypedResults.Created($"/uploads/{receipts[0].Id}", receipts);
     }

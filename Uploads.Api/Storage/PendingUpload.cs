@@ -1,32 +1,32 @@
 namespace Uploads.Api.Storage;
 
 /// <summary>
-/// A file fully written, hashed and flushed under <c>.incoming/</c>, not yet acknowledged. Committing
-/// moves it under its id; disposing an uncommitted one deletes it, so a failed request leaves nothing.
+/// An upload fully written, hashed and flushed in its own folder under <c>.incoming/&lt;instance&gt;/</c>, with its
+/// receipt, not yet acknowledged. Committing renames the folder to its id; disposing an uncommitted one deletes
+/// it and gives its quota back, so a failed request leaves nothing.
 /// </summary>
-public sealed class PendingUpload(UploadReceipt receipt, string dataPath, StorageQuota quota) : IDisposable
+public sealed class PendingUpload(UploadReceipt receipt, string folder, QuotaReservation reservation) : IAsyncDisposable
 {
     public UploadReceipt Receipt { get; } = receipt;
 
-    internal string DataPath { get; } = dataPath;
+    internal string Folder { get; } = folder;
 
-    internal string MetadataPath => DataPath + ".json";
+    internal QuotaReservation Reservation { get; } = reservation;
 
     internal bool Committed { get; set; }
 
-    public void Dispose()
+    public async ValueTask DisposeAsync()
     {
         if (!Committed)
         {
-            File.Delete(DataPath);
-            File.Delete(MetadataPath);
-            quota.Release(Receipt.Size);
+            Directory.Delete(Folder, recursive: true);
+            await Reservation.ReleaseAsync();
         }
     }
 }
 
 /// <summary>The files of one request: committed together, or deleted together.</summary>
-public sealed class UploadBatch(UploadStore store) : IDisposable
+public sealed class UploadBatch(UploadStore store) : IAsyncDisposable
 {
     private readonly List<PendingUpload> _files = [];
 
@@ -34,21 +34,21 @@ public sealed class UploadBatch(UploadStore store) : IDisposable
 
     public void Add(PendingUpload file) => _files.Add(file);
 
-    public IReadOnlyList<UploadReceipt> Commit()
+    public async Task<IReadOnlyList<UploadReceipt>> CommitAsync()
     {
         foreach (var file in _files)
         {
-            store.Commit(file);
+            await store.CommitAsync(file);
         }
 
         return _files.Select(f => f.Receipt).ToList();
     }
 
-    public void Dispose()
+    public async ValueTask DisposeAsync()
     {
         foreach (var file in _files)
         {
-            file.Dispose();
+            await file.DisposeAsync();
         }
     }
 }

@@ -3,46 +3,85 @@ using Microsoft.Extensions.Options;
 namespace Uploads.Api.Storage;
 
 /// <summary>
-/// How much one service may store: the bytes stored plus those being written (<c>Uploads:MaxStoredBytes</c>), and
-/// the free space the disk must keep (<c>Uploads:MinFreeDiskBytes</c>). Every chunk an upload writes is reserved
-/// first, so concurrent uploads cannot pass the quota together, and the one that would is refused with a 507 at
-/// that chunk, before the rest of its body is read; a refused or failed upload gives its reservation back. The
-/// stored total is counted from the files on disk at start, so it survives a restart.
+/// How much the uploads may store: the bytes stored plus those being written (<c>Uploads:MaxStoredBytes</c>), and
+/// the free space the disk must keep (<c>Uploads:MinFreeDiskBytes</c>). An upload reserves what it writes before it
+/// writes it (<see cref="QuotaReservation"/>), so concurrent uploads cannot pass the quota together, and the one
+/// that would is refused with a 507 at that chunk, before the rest of its body is read; a refused or failed upload
+/// gives its reservation back. The count lives in an <see cref="IQuotaLedger"/>: this process's memory, or Redis
+/// when replicas share the storage. The stored total is counted from the files on disk at start.
 /// </summary>
-public sealed class StorageQuota(IOptions<UploadOptions> options)
+public sealed class StorageQuota(IOptions<UploadOptions> options, IQuotaLedger ledger)
 {
     // The free-space check is a system call: once a MiB written, not every chunk.
     private const long DiskCheckInterval = 1 << 20;
 
     private readonly UploadOptions _options = options.Value;
-    private long _used;
 
-    public long Used => Interlocked.Read(ref _used);
+    internal Task StartAsync(long storedBytes, string instance, IReadOnlyList<string> goneInstances) =>
+        ledger.StartAsync(storedBytes, instance, goneInstances);
 
-    internal void Start(long storedBytes) => Interlocked.Exchange(ref _used, storedBytes);
+    /// <summary>A new upload's share of the quota, written into <paramref name="directory"/>.</summary>
+    internal QuotaReservation Begin(string directory) => new(this, ledger, directory);
 
-    /// <summary>Reserves <paramref name="bytes"/> more for an upload that has written <paramref name="writtenSoFar"/> to <paramref name="directory"/>.</summary>
-    internal void Reserve(long bytes, long writtenSoFar, string directory)
+    internal async ValueTask ReserveAsync(long bytes)
     {
-        if (Interlocked.Add(ref _used, bytes) > _options.MaxStoredBytes)
+        if (!await ledger.TryReserveAsync(bytes, _options.MaxStoredBytes))
         {
-            Interlocked.Add(ref _used, -bytes);
             throw Full($"it would pass the storage quota of {_options.MaxStoredBytes} bytes");
         }
+    }
 
+    internal void CheckDisk(long bytes, long writtenSoFar, string directory)
+    {
         if (writtenSoFar / DiskCheckInterval != (writtenSoFar + bytes) / DiskCheckInterval || writtenSoFar == 0)
         {
             var free = new DriveInfo(directory).AvailableFreeSpace;
             if (free - bytes < _options.MinFreeDiskBytes)
             {
-                Interlocked.Add(ref _used, -bytes);
                 throw Full($"the disk must keep {_options.MinFreeDiskBytes} bytes free");
             }
         }
     }
 
-    internal void Release(long bytes) => Interlocked.Add(ref _used, -bytes);
-
     private static UploadRejectedException Full(string why) =>
         new(StatusCodes.Status507InsufficientStorage, $"The upload cannot be stored: {why}.");
+}
+
+/// <summary>
+/// One upload's share of the quota: every chunk is reserved before it is written, in leases of
+/// <see cref="IQuotaLedger.LeaseBytes"/> (one Redis call per 8 MiB rather than per 128 KB chunk). Committing turns
+/// the bytes written into stored bytes and gives the rest of the lease back; releasing gives it all back.
+/// </summary>
+public sealed class QuotaReservation(StorageQuota quota, IQuotaLedger ledger, string directory)
+{
+    private long _written;
+    private long _reserved;
+
+    internal async ValueTask AddAsync(int bytes)
+    {
+        quota.CheckDisk(bytes, _written, directory);
+        if (_written + bytes > _reserved)
+        {
+            var more = Math.Max(_written + bytes - _reserved, ledger.LeaseBytes);
+            await quota.ReserveAsync(more);
+            _reserved += more;
+        }
+
+        _written += bytes;
+    }
+
+    internal async Task CommitAsync()
+    {
+        await ledger.CommitAsync(_written, _reserved);
+        _reserved = 0;
+    }
+
+    internal async Task ReleaseAsync()
+    {
+        if (_reserved > 0)
+        {
+            await ledger.ReleaseAsync(_reserved);
+            _reserved = 0;
+        }
+    }
 }

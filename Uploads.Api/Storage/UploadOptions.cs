@@ -7,6 +7,12 @@ public sealed class UploadOptions
     /// <summary>Where files are stored, relative to the content root unless absolute.</summary>
     public string DataDirectory { get; set; } = "App_Data/uploads";
 
+    /// <summary>
+    /// This replica's name among those sharing <see cref="DataDirectory"/> (its in-progress folder is
+    /// <c>.incoming/&lt;InstanceId&gt;</c>); empty: host name and process id, unique per container and per process.
+    /// </summary>
+    public string? InstanceId { get; set; }
+
     /// <summary>Largest single file (default 2 GiB). Larger gets a 413.</summary>
     public long MaxFileBytes { get; set; } = 2L << 30;
 

@@ -6,96 +6,139 @@ using Microsoft.Extensions.Options;
 namespace Uploads.Api.Storage;
 
 /// <summary>
-/// Durable file storage. A file is written under <c>.incoming/</c>, hashed on the way and flushed to disk
-/// (<see cref="PendingUpload"/>); committing moves it to its id, with its metadata moved last as the
-/// commit mark. A crash or a cut connection never leaves a partial file under a real id, and leftovers
-/// are removed at start.
+/// Durable file storage that any number of replicas can share (one directory, a shared volume). An upload is
+/// written in a folder of its own under this replica's <c>.incoming/&lt;instance&gt;/</c>, hashed on the way and
+/// flushed to disk, with its receipt beside it; committing is one rename of that folder to <c>&lt;id&gt;/</c>, so no
+/// reader and no starting replica ever sees half an upload. A crash or a cut connection leaves only an
+/// uncommitted folder, which its replica removes when it starts again, or any replica once its owner is gone:
+/// each replica holds a lock on its <c>.incoming/&lt;instance&gt;/.lock</c> while it lives, and nothing another live
+/// replica may still acknowledge is ever deleted.
 /// </summary>
-public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironment environment, StorageQuota quota, ILogger<UploadStore> logger) : IHostedService
+public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironment environment, StorageQuota quota, ILogger<UploadStore> logger) : IHostedService, IDisposable
 {
     private const int BufferSize = 128 * 1024;
+    private const string LockName = ".lock";
+    private const string DataName = "data";
+    private const string ReceiptName = "receipt.json";
+
     private readonly string _root = Path.Combine(environment.ContentRootPath, options.Value.DataDirectory);
+    private FileStream? _lock;
 
-    private string Incoming => Path.Combine(_root, ".incoming");
+    /// <summary>This replica's name among those sharing the directory: <c>Uploads:InstanceId</c>, or host name and process id.</summary>
+    public string Instance { get; } = options.Value.InstanceId is { Length: > 0 } id ? id : $"{Environment.MachineName}-{Environment.ProcessId}";
 
-    /// <summary>Streams <paramref name="content"/> to a pending file; more than <paramref name="maxBytes"/> is a 413.</summary>
+    private string IncomingRoot => Path.Combine(_root, ".incoming");
+
+    private string Incoming => Path.Combine(IncomingRoot, Instance);
+
+    /// <summary>Streams <paramref name="content"/> to a pending upload; more than <paramref name="maxBytes"/> is a 413.</summary>
     public async Task<PendingUpload> WriteAsync(Stream content, string fileName, string contentType, long maxBytes, CancellationToken cancellationToken)
     {
         var id = Guid.NewGuid().ToString("N");
-        var dataPath = Path.Combine(Incoming, id);
-        long reserved = 0;
+        var folder = Directory.CreateDirectory(Path.Combine(Incoming, id)).FullName;
+        var reservation = quota.Begin(folder);
         try
         {
-            var (size, sha256) = await WriteAndHashAsync(content, dataPath, maxBytes, bytes => { quota.Reserve(bytes, reserved, Incoming); reserved += bytes; }, cancellationToken);
-            var pending = new PendingUpload(new UploadReceipt(id, size, sha256, fileName, contentType), dataPath, quota);
-            await File.WriteAllBytesAsync(pending.MetadataPath, JsonSerializer.SerializeToUtf8Bytes(pending.Receipt, UploadsJsonContext.Default.UploadReceipt), cancellationToken);
-            return pending;
+            var (size, sha256) = await WriteAndHashAsync(content, Path.Combine(folder, DataName), maxBytes, reservation, cancellationToken);
+            var receipt = new UploadReceipt(id, size, sha256, fileName, contentType);
+            await File.WriteAllBytesAsync(Path.Combine(folder, ReceiptName), JsonSerializer.SerializeToUtf8Bytes(receipt, UploadsJsonContext.Default.UploadReceipt), cancellationToken);
+            return new PendingUpload(receipt, folder, reservation);
         }
         catch
         {
-            quota.Release(reserved);
-            File.Delete(dataPath);
-            File.Delete(dataPath + ".json");
+            await reservation.ReleaseAsync();
+            Directory.Delete(folder, recursive: true);
             throw;
         }
     }
 
-    internal void Commit(PendingUpload pending)
+    /// <summary>The commit: one rename, from this replica's incoming folder to the id every replica serves.</summary>
+    internal async Task CommitAsync(PendingUpload pending)
     {
-        File.Move(pending.DataPath, DataPath(pending.Receipt.Id));
-        File.Move(pending.MetadataPath, MetadataPath(pending.Receipt.Id));
+        Directory.Move(pending.Folder, Path.Combine(_root, pending.Receipt.Id));
         pending.Committed = true;
+        await pending.Reservation.CommitAsync();
     }
 
     public async Task<UploadReceipt?> FindAsync(string id, CancellationToken cancellationToken)
     {
-        if (!IsId(id) || !File.Exists(MetadataPath(id)))
+        var receipt = Path.Combine(_root, id, ReceiptName);
+        if (!IsId(id) || !File.Exists(receipt))
         {
             return null;
         }
 
-        await using var metadata = File.OpenRead(MetadataPath(id));
+        await using var metadata = File.OpenRead(receipt);
         return await JsonSerializer.DeserializeAsync(metadata, UploadsJsonContext.Default.UploadReceipt, cancellationToken);
     }
 
-    public string DataPath(string id) => Path.Combine(_root, id);
+    public string DataPath(string id) => Path.Combine(_root, id, DataName);
 
-    public Task StartAsync(CancellationToken cancellationToken)
+    public async Task StartAsync(CancellationToken cancellationToken)
     {
-        Directory.CreateDirectory(_root);
-        var leftovers = Directory.Exists(Incoming) ? Directory.GetFiles(Incoming) : [];
-        foreach (var file in leftovers)
-        {
-            File.Delete(file);
-        }
-
-        // Data moved into place without its metadata (a crash between the two moves) was never acknowledged.
-        var orphans = Directory.GetFiles(_root).Where(f => IsId(Path.GetFileName(f)) && !File.Exists(f + ".json")).ToList();
-        foreach (var orphan in orphans)
-        {
-            File.Delete(orphan);
-        }
-
-        if (leftovers.Length + orphans.Count > 0)
-        {
-            logger.LogWarning("Removed {Count} leftovers of interrupted uploads", leftovers.Length + orphans.Count);
-        }
-
-        // The quota counts what is stored now: every committed file, as it is on disk.
-        quota.Start(Directory.GetFiles(_root).Where(f => IsId(Path.GetFileName(f))).Sum(f => new FileInfo(f).Length));
-
         Directory.CreateDirectory(Incoming);
-        return Task.CompletedTask;
+        _lock = TryLock(Path.Combine(Incoming, LockName), FileMode.OpenOrCreate)
+            ?? throw new InvalidOperationException($"Another live replica uses the instance id '{Instance}' in {_root}: set Uploads:InstanceId.");
+
+        // Our own leftovers (we restarted), and those of replicas that are gone (nobody holds their lock).
+        var removed = RemovePending(Incoming);
+        var gone = new List<string>();
+        foreach (var other in Directory.GetDirectories(IncomingRoot).Where(d => d != Incoming))
+        {
+            using var orphaned = TryLock(Path.Combine(other, LockName), FileMode.Open);
+            if (orphaned is not null)
+            {
+                removed += RemovePending(other);
+                gone.Add(Path.GetFileName(other));
+                orphaned.Dispose();
+                Directory.Delete(other, recursive: true);
+            }
+        }
+
+        if (removed > 0)
+        {
+            logger.LogWarning("Removed {Count} uploads that were never acknowledged (interrupted before their commit)", removed);
+        }
+
+        // The quota counts what is stored now: every committed upload, as it is on disk.
+        var stored = Directory.GetDirectories(_root).Where(d => IsId(Path.GetFileName(d))).Sum(d => new FileInfo(Path.Combine(d, DataName)).Length);
+        await quota.StartAsync(stored, Instance, gone);
     }
 
     public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
+    public void Dispose() => _lock?.Dispose();
+
+    /// <summary>An exclusive lock on <paramref name="path"/> (flock on Linux: released by the kernel when its process dies), or null if another process holds it.</summary>
+    private static FileStream? TryLock(string path, FileMode mode)
+    {
+        try
+        {
+            return new FileStream(path, mode, FileAccess.ReadWrite, FileShare.None);
+        }
+        catch (IOException)
+        {
+            return null; // held by a live replica, or (FileMode.Open) no lock file yet: that replica is still starting
+        }
+    }
+
+    private static int RemovePending(string incoming)
+    {
+        var pending = Directory.GetDirectories(incoming);
+        foreach (var upload in pending)
+        {
+            Directory.Delete(upload, recursive: true);
+        }
+
+        return pending.Length;
+    }
 
     /// <summary>
     /// Copies <paramref name="content"/> to a new file at <paramref name="path"/>, hashing it on the way, with two
     /// buffers in turn: the next read is already under way while the last buffer is hashed and written, so the
     /// network, the hash and the disk overlap instead of taking turns.
     /// </summary>
-    private static async Task<(long Size, string Sha256)> WriteAndHashAsync(Stream content, string path, long maxBytes, Action<int> reserve, CancellationToken cancellationToken)
+    private static async Task<(long Size, string Sha256)> WriteAndHashAsync(Stream content, string path, long maxBytes, QuotaReservation reservation, CancellationToken cancellationToken)
     {
         using var hash = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
         await using var file = new FileStream(path, FileMode.CreateNew, FileAccess.Write, FileShare.None, bufferSize: 0, FileOptions.Asynchronous);
@@ -114,7 +157,7 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
                     throw UploadRules.TooLarge(maxBytes);
                 }
 
-                reserve(read);
+                await reservation.AddAsync(read);
                 reading = content.ReadAsync(filling, cancellationToken).AsTask();
                 hash.AppendData(ready, 0, read);
                 await file.WriteAsync(ready.AsMemory(0, read), cancellationToken);
@@ -135,8 +178,6 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
 
         return (size, Convert.ToHexStringLower(hash.GetHashAndReset()));
     }
-
-    private string MetadataPath(string id) => DataPath(id) + ".json";
 
     private static bool IsId(string id) => id.Length == 32 && id.All(char.IsAsciiHexDigitLower);
 }

@@ -92,10 +92,9 @@ public sealed class FaultTests
         }
 
         // A large upload is being stored (its file in .incoming has data) when the process is killed.
-        var incoming = Path.Combine(system.UploadsDataDirectory, ".incoming");
         var inFlight = PostAsync(gateway, SyntheticFileContent.Create(768L << 20), mode);
         var deadline = Stopwatch.GetTimestamp() + 60 * Stopwatch.Frequency;
-        while (!Directory.EnumerateFiles(incoming).Any(f => new FileInfo(f).Length > (1 << 20)))
+        while (!system.IncomingFiles().Any(f => new FileInfo(f).Length > (1 << 20)))
         {
             Assert.True(Stopwatch.GetTimestamp() < deadline && !inFlight.IsCompleted, "the upload never reached .incoming");
             await Task.Delay(5, Cancel);
@@ -109,15 +108,14 @@ public sealed class FaultTests
             Assert.Equal(HttpStatusCode.BadGateway, response.StatusCode);
         });
         Assert.True(answer is null or HttpRequestException, $"the cut upload ended as {answer}");
-        Assert.NotEmpty(Directory.GetFiles(incoming));
+        Assert.NotEmpty(system.IncomingFiles());
 
         await system.StartUploadsAsync(options, dead.BaseAddress, Cancel);
         await dead.DisposeAsync();
 
         // Leftovers are gone, only acknowledged ids are stored, and each reads back with its hash.
-        Assert.Empty(Directory.GetFiles(incoming));
-        var stored = Directory.GetFiles(system.UploadsDataDirectory).Select(Path.GetFileName).Where(n => !n!.EndsWith(".json", StringComparison.Ordinal)).Order();
-        Assert.Equal(acknowledged.Select(a => a.Id).Order(), stored);
+        Assert.Empty(system.IncomingFiles());
+        Assert.Equal(acknowledged.Select(a => a.Id).Order(), system.StoredUploads());
         foreach (var (id, sha256, size) in acknowledged)
         {
             var read = await Http.GetAsync(gateway, $"/api/uploads/{id}", mode);

@@ -66,8 +66,7 @@ public sealed class ReliabilityTests(FullSizeSystemFixture fixture)
     [Fact]
     public async Task Clients_that_leave_mid_upload_leave_no_stuck_request_no_partial_file_and_no_growth()
     {
-        var incoming = Path.Combine(fixture.System.UploadsDataDirectory, ".incoming");
-        var stored = Directory.GetFiles(fixture.System.UploadsDataDirectory).Length;
+        var stored = fixture.System.StoredUploads().Count;
         var chunk = Multipart.Body([new("cut.bin", "application/octet-stream", RandomNumberGenerator.GetBytes(1024 * 1024))], closed: false);
         for (var i = 0; i < 20; i++)
         {
@@ -82,8 +81,8 @@ public sealed class ReliabilityTests(FullSizeSystemFixture fixture)
 
         await AssertIdleAsync();
         await AssertNoTempFilesAsync();
-        Assert.Empty(Directory.GetFiles(incoming));
-        Assert.Equal(stored, Directory.GetFiles(fixture.System.UploadsDataDirectory).Length);
+        Assert.Empty(fixture.System.IncomingFiles());
+        Assert.Equal(stored, fixture.System.StoredUploads().Count);
         AssertNoGrowth(before, WorkingSets(), "200 clients leaving mid-upload");
     }
 

@@ -213,11 +213,11 @@ public sealed class UploadTests(SmallSystemFixture fixture)
         return fixture.Gateway.SendAsync(request, Cancel);
     }
 
-    private int StoredCount() => Directory.GetFiles(fixture.System.UploadsDataDirectory).Length;
+    private int StoredCount() => fixture.System.StoredUploads().Count;
 
     private void AssertNothingLeftBehind()
     {
-        Assert.Empty(Directory.GetFiles(Path.Combine(fixture.System.UploadsDataDirectory, ".incoming")));
+        Assert.Empty(fixture.System.IncomingFiles());
         Assert.Empty(Directory.GetFiles(fixture.System.TempDirectory("Uploads.Api"), "*", SearchOption.AllDirectories));
         Assert.Empty(Directory.GetFiles(fixture.System.TempDirectory("Gateway"), "*", SearchOption.AllDirectories));
     }

@@ -38,8 +38,8 @@ public sealed class EdgeSystemFixture : IAsyncLifetime
         Gateway = new HttpClient { BaseAddress = System.Gateway.BaseAddress };
     }
 
-    /// <summary>Stored uploads (data files named by id; metadata files end in .json).</summary>
-    public int StoredFiles() => Directory.GetFiles(System.UploadsDataDirectory).Count(f => !f.EndsWith(".json", StringComparison.Ordinal));
+    /// <summary>Stored uploads (a folder each, named by id).</summary>
+    public int StoredFiles() => System.StoredUploads().Count;
 
     /// <summary>Waits until no pending upload, temp file or request remains, and <paramref name="stored"/> files are stored.</summary>
     public async Task AssertNothingLeftBehindAsync(int stored)
@@ -49,7 +49,7 @@ public sealed class EdgeSystemFixture : IAsyncLifetime
         {
             try
             {
-                Assert.Empty(Directory.GetFiles(Path.Combine(System.UploadsDataDirectory, ".incoming")));
+                Assert.Empty(System.IncomingFiles());
                 foreach (var service in System.Services)
                 {
                     Assert.Empty(Directory.GetFiles(System.TempDirectory(service.Name), "*", SearchOption.AllDirectories));
