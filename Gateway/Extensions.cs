@@ -3,8 +3,10 @@ using Gateway.Admin;
 using Gateway.Buffering;
 using Gateway.Edge;
 using Gateway.Relay;
+using Gateway.Replicas;
 using Gateway.Live;
 using HttpPerf.ServiceDefaults.Flags;
+using Yarp.ReverseProxy.Forwarder;
 using Yarp.ReverseProxy.ServiceDiscovery;
 using Yarp.ReverseProxy.Transforms;
 
@@ -34,6 +36,7 @@ public static class GatewayServiceExtensions
                 });
             });
         builder.Services.AddSingleton<IDestinationResolver, ServiceDiscoveryDestinationResolver>();
+        builder.Services.AddSingleton<IForwarderHttpClientFactory, RotatingConnectionsHttpClientFactory>();
 
         builder.Services.AddPitfall<IExchangeLogger, BufferingExchangeLogger, StreamingExchangeLogger>(IExchangeLogger.Flag);
 
@@ -43,20 +46,26 @@ public static class GatewayServiceExtensions
         // The edge: who may force a mode, and how many proxied requests run and wait at once.
         builder.Services.AddSingleton<IPerfModeGate, EdgeModeGate>();
         builder.Services.AddProxyConcurrencyLimit(builder.Configuration);
-        builder.Services.AddSingleton<FlagsAdmin>();
-        builder.Services.AddHttpClient(nameof(FlagsAdmin));
+        // The admin API needs somewhere to write flags: the flags file or Redis (AddPerfFlags registers the store).
+        if (builder.Services.Any(service => service.ServiceType == typeof(IFlagStore)))
+        {
+            builder.Services.AddSingleton<FlagsAdmin>();
+            builder.Services.AddHttpClient(nameof(FlagsAdmin));
+        }
         return builder;
     }
 
     /// <summary>
     /// YARP's pipeline: the landing page's recorder, then the exchange logger (the Gateway.Buffering pitfall)
-    /// around every proxied request.
+    /// around every proxied request, then one more destination for a GET that failed before any response
+    /// byte, and YARP's own balancing and passive health checks (policies in appsettings.json, per cluster).
     /// </summary>
     public static void UseProxyPipeline(this IReverseProxyApplicationBuilder proxy)
     {
         var recent = proxy.ApplicationServices.GetRequiredService<RecentExchanges>();
         proxy.Use(recent.RecordAsync);
         proxy.Use((context, next) => context.RequestServices.GetRequiredService<IExchangeLogger>().InvokeAsync(context, next));
+        proxy.Use(RetryOnAnotherDestination.InvokeAsync);
         proxy.UseSessionAffinity();
         proxy.UseLoadBalancing();
         proxy.UsePassiveHealthChecks();

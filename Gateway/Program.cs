@@ -1,3 +1,6 @@
+// `dotnet Service.dll --health-probe` checks the running service's /health and exits: the Compose health check.
+HttpPerf.ServiceDefaults.HealthProbe.ExitIfAsked(args);
+
 var builder = WebApplication.CreateBuilder(args);
 
 builder.AddServiceDefaults();

@@ -4,8 +4,10 @@ namespace LoadGen.LocalSystem;
 
 /// <summary>
 /// Catalog.Api, Uploads.Api, Frontend.Api and Gateway as separate processes on loopback, wired with
-/// exactly the configuration contract the AppHost uses (see README): listening URL,
-/// <c>services__{name}__http__0</c>, <c>FeatureFlags__File</c>, <c>OTEL_*</c>. Tests and the benchmark use it.
+/// exactly the configuration contract the AppHost uses (docs/configuration.md): listening URL,
+/// <c>services__{name}__http__{i}</c> (one per replica), <c>FeatureFlags__File</c> or <c>ConnectionStrings__flags</c>,
+/// <c>OTEL_*</c>. Catalog.Api, Frontend.Api and Uploads.Api may run as several replicas, each on its own port; the
+/// Uploads replicas share one data directory. Tests and the benchmark use it.
 /// </summary>
 public sealed class LocalSystem : IAsyncDisposable
 {
@@ -31,15 +33,36 @@ public sealed class LocalSystem : IAsyncDisposable
     /// <summary>A service's ASP.NET Core temp folder (<c>ASPNETCORE_TEMP</c>): form and formatter buffers spill here.</summary>
     public string TempDirectory(string project) => Path.Combine(WorkDirectory, "tmp", project);
 
-    public ServiceProcess Catalog { get; private set; } = null!;
+    /// <summary>The first Catalog.Api replica (the only one unless <see cref="LocalSystemOptions.Replicas"/> says more).</summary>
+    public ServiceProcess Catalog => CatalogReplicas[0];
 
-    public ServiceProcess Uploads { get; private set; } = null!;
+    public ServiceProcess Uploads => UploadsReplicas[0];
 
-    public ServiceProcess Frontend { get; private set; } = null!;
+    public ServiceProcess Frontend => FrontendReplicas[0];
+
+    public List<ServiceProcess> CatalogReplicas { get; } = [];
+
+    public List<ServiceProcess> UploadsReplicas { get; } = [];
+
+    public List<ServiceProcess> FrontendReplicas { get; } = [];
 
     public ServiceProcess Gateway { get; private set; } = null!;
 
-    public IEnumerable<ServiceProcess> Services => [Gateway, Frontend, Catalog, Uploads];
+    public IEnumerable<ServiceProcess> Services => [Gateway, .. FrontendReplicas, .. CatalogReplicas, .. UploadsReplicas];
+
+    /// <summary>Ids of the committed uploads in the shared data directory (a folder each).</summary>
+    public IReadOnlyList<string> StoredUploads() => Directory.Exists(UploadsDataDirectory)
+        ? Directory.GetDirectories(UploadsDataDirectory).Select(d => Path.GetFileName(d)!).Where(n => !n.StartsWith('.')).Order().ToList()
+        : [];
+
+    /// <summary>Files of uploads in progress or interrupted, in every replica's <c>.incoming/&lt;instance&gt;/</c> (their lock files aside).</summary>
+    public IReadOnlyList<string> IncomingFiles()
+    {
+        var incoming = Path.Combine(UploadsDataDirectory, ".incoming");
+        return Directory.Exists(incoming)
+            ? Directory.GetFiles(incoming, "*", SearchOption.AllDirectories).Where(f => Path.GetFileName(f) != ".lock").ToList()
+            : [];
+    }
 
     public static async Task<LocalSystem> StartAsync(LocalSystemOptions options, CancellationToken cancellationToken = default)
     {
@@ -59,7 +82,7 @@ public sealed class LocalSystem : IAsyncDisposable
         }
     }
 
-    /// <summary>Starts Catalog.Api; after a stop or a kill, <paramref name="address"/> brings it back where Frontend and Gateway look for it.</summary>
+    /// <summary>Starts a Catalog.Api replica; after a stop or a kill, <paramref name="address"/> brings it back where Frontend and Gateway look for it.</summary>
     public async Task<ServiceProcess> StartCatalogAsync(LocalSystemOptions options, Uri? address = null, CancellationToken cancellationToken = default)
     {
         var catalog = ServiceEnvironment(options, address);
@@ -69,22 +92,20 @@ public sealed class LocalSystem : IAsyncDisposable
             catalog["Catalog__ProductCount"] = count.ToString(System.Globalization.CultureInfo.InvariantCulture);
         }
 
-        Catalog = await StartAsync("Catalog.Api", catalog, options, cancellationToken);
-        return Catalog;
+        return Replace(CatalogReplicas, await StartAsync("Catalog.Api", catalog, options, cancellationToken), address);
     }
 
-    /// <summary>Starts Uploads.Api; after a stop or a kill, <paramref name="address"/> brings it back where the Gateway looks for it.</summary>
+    /// <summary>Starts an Uploads.Api replica; after a stop or a kill, <paramref name="address"/> brings it back where the Gateway looks for it.</summary>
     public async Task<ServiceProcess> StartUploadsAsync(LocalSystemOptions options, Uri? address = null, CancellationToken cancellationToken = default)
     {
         var uploads = ServiceEnvironment(options, address);
         uploads["Uploads__DataDirectory"] = UploadsDataDirectory;
-        Uploads = await StartAsync("Uploads.Api", uploads, options, cancellationToken);
-        return Uploads;
+        return Replace(UploadsReplicas, await StartAsync("Uploads.Api", uploads, options, cancellationToken), address);
     }
 
     public async ValueTask DisposeAsync()
     {
-        foreach (var service in new[] { Gateway, Frontend, Catalog, Uploads }.Where(s => s is not null))
+        foreach (var service in new[] { Gateway }.Where(s => s is not null).Concat(FrontendReplicas).Concat(CatalogReplicas).Concat(UploadsReplicas))
         {
             await service.DisposeAsync();
         }
@@ -104,19 +125,26 @@ public sealed class LocalSystem : IAsyncDisposable
 
     private async Task StartServicesAsync(LocalSystemOptions options, CancellationToken cancellationToken)
     {
-        // Leaves first, so each caller starts knowing where its dependencies listen.
-        var catalogTask = StartCatalogAsync(options, cancellationToken: cancellationToken);
-        await StartUploadsAsync(options, cancellationToken: cancellationToken);
-        await catalogTask;
+        // Leaves first, so each caller starts knowing where its dependencies listen. Replicas one at a time: the
+        // first Catalog seeds the shared SQLite file, the others find it there.
+        for (var i = 0; i < options.Replicas; i++)
+        {
+            var catalogTask = StartCatalogAsync(options, cancellationToken: cancellationToken);
+            await StartUploadsAsync(options, cancellationToken: cancellationToken);
+            await catalogTask;
+        }
 
         var frontend = ServiceEnvironment(options);
-        frontend["services__catalog__http__0"] = Catalog.BaseAddress.ToString();
-        Frontend = await StartAsync("Frontend.Api", frontend, options, cancellationToken);
+        AddAddresses(frontend, "catalog", CatalogReplicas);
+        for (var i = 0; i < options.Replicas; i++)
+        {
+            FrontendReplicas.Add(await StartAsync("Frontend.Api", frontend, options, cancellationToken));
+        }
 
         var gateway = ServiceEnvironment(options);
-        gateway["services__catalog__http__0"] = Catalog.BaseAddress.ToString();
-        gateway["services__frontend__http__0"] = Frontend.BaseAddress.ToString();
-        gateway["services__uploads__http__0"] = Uploads.BaseAddress.ToString();
+        AddAddresses(gateway, "catalog", CatalogReplicas);
+        AddAddresses(gateway, "frontend", FrontendReplicas);
+        AddAddresses(gateway, "uploads", UploadsReplicas);
         if (options.AdminKey is { } adminKey)
         {
             gateway["Admin__Key"] = adminKey;
@@ -127,12 +155,43 @@ public sealed class LocalSystem : IAsyncDisposable
         Gateway = await StartAsync("Gateway", gateway, options, cancellationToken);
     }
 
+    /// <summary>A restarted replica takes the place of the one that listened at <paramref name="address"/>; a new one is added.</summary>
+    private static ServiceProcess Replace(List<ServiceProcess> replicas, ServiceProcess started, Uri? address)
+    {
+        var index = address is null ? -1 : replicas.FindIndex(r => r.BaseAddress == started.BaseAddress);
+        if (index >= 0)
+        {
+            replicas[index] = started;
+        }
+        else
+        {
+            replicas.Add(started);
+        }
+
+        return started;
+    }
+
+    /// <summary>Service discovery's configuration: <c>services__{name}__http__{i}</c>, one per replica.</summary>
+    private static void AddAddresses(Dictionary<string, string> environment, string name, IReadOnlyList<ServiceProcess> replicas)
+    {
+        for (var i = 0; i < replicas.Count; i++)
+        {
+            environment[$"services__{name}__http__{i}"] = replicas[i].BaseAddress.ToString();
+        }
+    }
+
     private Dictionary<string, string> ServiceEnvironment(LocalSystemOptions options, Uri? address = null)
     {
-        var environment = new Dictionary<string, string>(options.Environment)
+        var environment = new Dictionary<string, string>(options.Environment);
+        if (options.RedisConnectionString is { } redis)
         {
-            ["FeatureFlags__File"] = FlagsFile,
-        };
+            environment["ConnectionStrings__flags"] = redis;
+        }
+        else
+        {
+            environment["FeatureFlags__File"] = FlagsFile;
+        }
+
         if (address is not null)
         {
             environment["ASPNETCORE_URLS"] = address.GetLeftPart(UriPartial.Authority);
@@ -145,13 +204,16 @@ public sealed class LocalSystem : IAsyncDisposable
     {
         environment.TryAdd("OTEL_SERVICE_NAME", project.ToLowerInvariant());
         environment["ASPNETCORE_TEMP"] = Directory.CreateDirectory(TempDirectory(project)).FullName;
-        var assembly = Path.Combine(RepositoryRoot(), project, "bin", options.Configuration, "net10.0", project + ".dll");
-        if (!File.Exists(assembly))
-        {
-            throw new FileNotFoundException($"Build {project} in {options.Configuration} first (dotnet build -c {options.Configuration}).", assembly);
-        }
+        return ServiceProcess.StartAsync(project, AssemblyPath(project, options.Configuration), environment, cancellationToken);
+    }
 
-        return ServiceProcess.StartAsync(project, assembly, environment, cancellationToken);
+    /// <summary>A service's built assembly, to start it as a process (<c>dotnet Project.dll</c>).</summary>
+    public static string AssemblyPath(string project, string configuration)
+    {
+        var assembly = Path.Combine(RepositoryRoot(), project, "bin", configuration, "net10.0", project + ".dll");
+        return File.Exists(assembly)
+            ? assembly
+            : throw new FileNotFoundException($"Build {project} in {configuration} first (dotnet build -c {configuration}).", assembly);
     }
 
     /// <summary>The folder holding the .slnx, found upwards from this assembly.</summary>

@@ -20,6 +20,12 @@ public sealed record LocalSystemOptions
     /// </summary>
     public bool AllowModeOverride { get; init; } = true;
 
+    /// <summary>Replicas of Catalog.Api, Frontend.Api and Uploads.Api, each on its own port (the Uploads replicas share one data directory).</summary>
+    public int Replicas { get; init; } = 1;
+
+    /// <summary><c>ConnectionStrings__flags</c>: flags (and the uploads quota) in Redis instead of the flags file.</summary>
+    public string? RedisConnectionString { get; init; }
+
     /// <summary>Extra environment for every service (e.g. an OTLP endpoint).</summary>
     public IReadOnlyDictionary<string, string> Environment { get; init; } = new Dictionary<string, string>();
 }

@@ -1,0 +1,208 @@
+using System.Diagnostics;
+using System.Net;
+using System.Net.Http.Json;
+using System.Security.Cryptography;
+using HttpPerf.ServiceDefaults.Flags;
+using HttpPerf.Tests.Infrastructure;
+using LoadGen.LocalSystem;
+
+namespace HttpPerf.Tests;
+
+/// <summary>
+/// Past one host: two replicas each of Catalog.Api, Frontend.Api and Uploads.Api (one shared uploads directory)
+/// behind one Gateway, with the flags in a real <c>redis-server</c> (<c>ConnectionStrings__flags</c>, no flags file).
+/// One run, in order: a flag change reaches every replica, uploads are served by any replica, the Gateway
+/// balances, a killed replica costs no request, and a Redis outage changes no flag.
+/// </summary>
+public sealed class ReplicaTests
+{
+    private const int ProductCount = 2_000;
+
+    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
+
+    [Fact]
+    public async Task Replicas_share_flags_in_Redis_and_uploads_are_balanced_survive_a_killed_replica_and_keep_their_flags_through_a_Redis_outage()
+    {
+        if (!RedisServer.IsInstalled)
+        {
+            Assert.Skip($"{RedisServer.Executable} is not installed (apt-get install redis-server; .ci/run does)");
+        }
+
+        await using var redis = await RedisServer.StartAsync();
+        var adminKey = $"replica-admin-key-{Guid.NewGuid():N}";
+        var options = new LocalSystemOptions
+        {
+            Replicas = 2,
+            ProductCount = ProductCount,
+            RedisConnectionString = redis.ConnectionString,
+            AdminKey = adminKey,
+        };
+        await using var system = await LocalSystem.StartAsync(options, Cancel);
+        using var gateway = new HttpClient { BaseAddress = system.Gateway.BaseAddress };
+        gateway.DefaultRequestHeaders.Add("X-Admin-Key", adminKey);
+
+        // A flag set through the Gateway reaches both Catalog replicas, asked directly, within 2 s.
+        var took = await SetFlagAsync(gateway, system.CatalogReplicas, Pitfalls.CatalogSerialization, PerfMode.Naive);
+        Assert.True(took < TimeSpan.FromSeconds(2), $"both Catalog replicas served naive after {took}");
+        Assert.False(File.Exists(system.FlagsFile), "with Redis configured, no flags file is written");
+
+        // Ten uploads through the Gateway: each downloads whole from both Uploads replicas.
+        for (var i = 0; i < 10; i++)
+        {
+            var bytes = RandomNumberGenerator.GetBytes(100_000 + i);
+            using var posted = await gateway.PostAsync("/api/uploads", new MultipartFormDataContent { { new ByteArrayContent(bytes), "file", $"replica-{i}.bin" } }, Cancel);
+            Assert.Equal(HttpStatusCode.Created, posted.StatusCode);
+            var receipt = Assert.Single((await posted.Content.ReadFromJsonAsync<List<UploadReceipt>>(Cancel))!);
+            foreach (var replica in system.UploadsReplicas)
+            {
+                using var direct = new HttpClient { BaseAddress = replica.BaseAddress };
+                var read = await Http.GetAsync(direct, $"/uploads/{receipt.Id}");
+                Assert.Equal(200, read.Status);
+                Assert.Equal(Convert.ToHexStringLower(SHA256.HashData(bytes)), read.Sha256);
+            }
+        }
+
+        // Twenty product lists through the Gateway: both Frontend replicas serve some.
+        var before = await Task.WhenAll(system.FrontendReplicas.Select(r => r.ReadRuntimeCountersAsync(Cancel)));
+        for (var i = 0; i < 20; i++)
+        {
+            Assert.Equal(200, (await Http.GetAsync(gateway, "/api/products", PerfMode.Optimized)).Status);
+        }
+
+        var after = await Task.WhenAll(system.FrontendReplicas.Select(r => r.ReadRuntimeCountersAsync(Cancel)));
+        var served = before.Zip(after, (b, a) => a.ResponseBodyBytes - b.ResponseBodyBytes).ToList();
+        Assert.All(served, bytes => Assert.True(bytes > 100_000, $"bytes served by each Frontend replica: {string.Join(", ", served)}"));
+
+        // One Catalog replica dies under load: only the requests in flight on it fail (at most one per client
+        // loop), and 3 s later every catalog GET through the Gateway is whole.
+        using var survivor = new HttpClient { BaseAddress = system.CatalogReplicas[1].BaseAddress };
+        var whole = await Http.GetAsync(survivor, "/catalog/products", PerfMode.Optimized);
+        var killed = system.CatalogReplicas[0];
+        var (requests, failures) = await UnderLoadAsync(gateway, whole.Sha256, clients: 4, TimeSpan.FromSeconds(4), killAfter: TimeSpan.FromSeconds(1), killed.Kill);
+        var report = string.Join("; ", failures.Select(f => $"started {f.Started.TotalMilliseconds:F0} ms, ended {f.Ended.TotalMilliseconds:F0} ms after the kill: {f.Why}"));
+        TestContext.Current.TestOutputHelper?.WriteLine($"replica killed under load: {failures.Count} of {requests} catalog GETs failed ({report})");
+        Assert.True(failures.Count <= 4, $"{failures.Count} of {requests} failed: {report}");
+        Assert.All(failures, f => Assert.True(f.Started <= TimeSpan.Zero, $"a request sent after the kill failed: {report}"));
+        await Task.Delay(TimeSpan.FromSeconds(3), Cancel);
+        for (var i = 0; i < 10; i++)
+        {
+            var read = await Http.GetAsync(gateway, "/api/catalog/products", PerfMode.Optimized);
+            Assert.Equal(200, read.Status);
+            Assert.Equal(whole.Sha256, read.Sha256);
+        }
+
+        // It comes back, and takes its flags from Redis.
+        await system.StartCatalogAsync(options, killed.BaseAddress, Cancel);
+        await killed.DisposeAsync();
+        await WaitServedAsync(system.CatalogReplicas, Pitfalls.CatalogSerialization, PerfMode.Naive);
+
+        // Redis goes away: the replicas keep serving naive, say Degraded, and the admin API answers a 503 problem.
+        await redis.StopAsync();
+        foreach (var replica in system.CatalogReplicas)
+        {
+            using var direct = new HttpClient { BaseAddress = replica.BaseAddress };
+            Assert.Contains("Catalog.Serialization=naive", (await Http.GetAsync(direct, "/catalog/products")).Variants);
+            await WaitUntilAsync(async () => await direct.GetStringAsync("/health", Cancel) == "Degraded", "Degraded health without Redis");
+        }
+
+        using (var refused = await PutAsync(gateway, Pitfalls.CatalogSerialization, PerfMode.Optimized))
+        {
+            Assert.Equal(HttpStatusCode.ServiceUnavailable, refused.StatusCode);
+            Assert.Equal("application/problem+json", refused.Content.Headers.ContentType?.MediaType);
+        }
+
+        // Redis comes back (empty: no persistence): each service reconnects by itself, the flags it served are
+        // written back, and a new change reaches both replicas within 2 s.
+        await redis.StartAgainAsync();
+        foreach (var service in system.Services)
+        {
+            using var direct = new HttpClient { BaseAddress = service.BaseAddress };
+            await WaitUntilAsync(async () => await direct.GetStringAsync("/health", Cancel) == "Healthy", $"{service.Name} healthy again");
+        }
+
+        var listed = await gateway.GetFromJsonAsync<List<FlagState>>("/admin/flags", Cancel);
+        Assert.Equal(PerfMode.Naive, listed!.Single(f => f.Flag == Pitfalls.CatalogSerialization).Variant);
+        took = await SetFlagAsync(gateway, system.CatalogReplicas, Pitfalls.CatalogSerialization, PerfMode.Optimized);
+        Assert.True(took < TimeSpan.FromSeconds(2), $"both Catalog replicas served optimized after {took}");
+    }
+
+    /// <summary>
+    /// <paramref name="clients"/> loops of catalog GETs through the Gateway for <paramref name="duration"/>, with
+    /// <paramref name="kill"/> run after <paramref name="killAfter"/>: how many requests ran, and how long after the start of the
+    /// kill each failed one started and ended, and why (a failure is anything but a 200 with the whole body).
+    /// </summary>
+    private static async Task<(int Requests, List<(TimeSpan Started, TimeSpan Ended, string Why)> Failures)> UnderLoadAsync(
+        HttpClient gateway, string sha256, int clients, TimeSpan duration, TimeSpan killAfter, Action kill)
+    {
+        var clock = Stopwatch.StartNew();
+        var requests = 0;
+        var failures = new List<(TimeSpan Started, TimeSpan Ended, string Why)>();
+        var loops = Enumerable.Range(0, clients).Select(_ => Task.Run(async () =>
+        {
+            while (clock.Elapsed < duration)
+            {
+                Interlocked.Increment(ref requests);
+                var started = clock.Elapsed;
+                string? failure;
+                try
+                {
+                    var read = await Http.GetAsync(gateway, "/api/catalog/products", PerfMode.Optimized);
+                    failure = read.Status == 200 && read.Sha256 == sha256 ? null : $"{read.Status}, {read.Body.Length} bytes";
+                }
+                catch (HttpRequestException cut)
+                {
+                    failure = cut.Message; // the body was cut mid-way
+                }
+
+                if (failure is not null)
+                {
+                    lock (failures)
+                    {
+                        failures.Add((started, clock.Elapsed, failure));
+                    }
+                }
+            }
+        })).ToList();
+        await Task.Delay(killAfter, Cancel);
+        var killedAt = clock.Elapsed;
+        kill();
+        await Task.WhenAll(loops);
+        return (requests, failures.Select(f => (f.Started - killedAt, f.Ended - killedAt, f.Why)).ToList());
+    }
+
+    private sealed record FlagState(string Flag, string Service, string Variant, string? Serving);
+
+    private static Task<HttpResponseMessage> PutAsync(HttpClient gateway, string flag, string variant) =>
+        gateway.PutAsJsonAsync($"/admin/flags/{flag}", variant, Cancel);
+
+    /// <summary>Sets a flag through the admin API; how long until every replica, asked directly, resolves it.</summary>
+    private static async Task<TimeSpan> SetFlagAsync(HttpClient gateway, IReadOnlyList<ServiceProcess> replicas, string flag, string variant)
+    {
+        using var response = await PutAsync(gateway, flag, variant);
+        Assert.Equal(HttpStatusCode.NoContent, response.StatusCode);
+        var clock = Stopwatch.StartNew();
+        await WaitServedAsync(replicas, flag, variant);
+        return clock.Elapsed;
+    }
+
+    private static async Task WaitServedAsync(IReadOnlyList<ServiceProcess> replicas, string flag, string variant)
+    {
+        foreach (var replica in replicas)
+        {
+            using var direct = new HttpClient { BaseAddress = replica.BaseAddress };
+            await WaitUntilAsync(
+                async () => (await direct.GetFromJsonAsync<Dictionary<string, string>>("/flags", Cancel))![flag] == variant,
+                $"{replica.BaseAddress} serving {flag}={variant}");
+        }
+    }
+
+    private static async Task WaitUntilAsync(Func<Task<bool>> condition, string what)
+    {
+        var deadline = Stopwatch.GetTimestamp() + 15 * Stopwatch.Frequency;
+        while (!await condition())
+        {
+            Assert.True(Stopwatch.GetTimestamp() < deadline, $"timed out waiting for {what}");
+            await Task.Delay(50, Cancel);
+        }
+    }
+}
