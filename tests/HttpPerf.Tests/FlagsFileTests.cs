@@ -1,4 +1,6 @@
 using System.Diagnostics;
+using System.Net;
+using System.Net.Http.Json;
 using HttpPerf.ServiceDefaults.Flags;
 using HttpPerf.Tests.Infrastructure;
 
@@ -73,6 +75,19 @@ public sealed class FlagsFileTests(SmallSystemFixture fixture)
             }
 
             Assert.Equal(1, Warnings(catalog.RecentOutput));
+
+            // The admin API will not read the broken file as "all optimized" and write that back over it: it answers a
+            // 503 problem, changes nothing, and every service says Degraded until the file parses again.
+            var before = await File.ReadAllTextAsync(fixture.System.FlagsFile, TestContext.Current.CancellationToken);
+            using var put = new HttpRequestMessage(HttpMethod.Put, $"/admin/flags/{Pitfalls.GatewayBuffering}") { Content = JsonContent.Create("naive") };
+            put.Headers.Add("X-Admin-Key", fixture.AdminKey);
+            using var refused = await fixture.Gateway.SendAsync(put, TestContext.Current.CancellationToken);
+            Assert.Equal(HttpStatusCode.ServiceUnavailable, refused.StatusCode);
+            Assert.Equal("application/problem+json", refused.Content.Headers.ContentType?.MediaType);
+            Assert.Equal(before, await File.ReadAllTextAsync(fixture.System.FlagsFile, TestContext.Current.CancellationToken));
+            Assert.Equal(Served, (await Http.GetAsync(fixture.Gateway, "/api/catalog/products")).Variants);
+            using var health = new HttpClient { BaseAddress = catalog.BaseAddress };
+            Assert.Equal("Degraded", await health.GetStringAsync("/health", TestContext.Current.CancellationToken));
         }
         finally
         {

@@ -91,6 +91,12 @@ public sealed class ReplicaTests
             Assert.Equal(whole.Sha256, read.Sha256);
         }
 
+        // Frontend.Api's Catalog client too: a call that cannot connect is retried at once on the other replica.
+        for (var i = 0; i < 10; i++)
+        {
+            Assert.Equal(200, (await Http.GetAsync(gateway, "/api/products", PerfMode.Optimized)).Status);
+        }
+
         // It comes back, and takes its flags from Redis.
         await system.StartCatalogAsync(options, killed.BaseAddress, Cancel);
         await killed.DisposeAsync();
