@@ -60,12 +60,14 @@ public static class Extensions
     /// The standard handler's 10 s attempt timeout is too short for a naive 25 MB call under load: the
     /// naive Catalog only sends headers after it has serialized the whole body to a temp file. Retries
     /// stay off for POST/PUT/PATCH/DELETE so an upload is never sent twice. A connection that could not even be
-    /// made (a replica gone) is retried at once: service discovery hands the retry the next replica.
+    /// made (a replica gone) is retried at once, since service discovery hands the retry the next replica, then
+    /// after 1 s and 2 s (the standard 2 s and 4 s kept every client waiting past a restarted replica); a dependency
+    /// with no replica left sees 3 attempts in 3 s per call, far under the circuit breaker's 100-call threshold.
     /// </summary>
     private static void ConfigureForLargeBodies(HttpStandardResilienceOptions options)
     {
         options.Retry.DelayGenerator = args => ValueTask.FromResult<TimeSpan?>(
-            args.Outcome.Exception is HttpRequestException { HttpRequestError: HttpRequestError.ConnectionError } ? TimeSpan.Zero : null);
+            args.Outcome.Exception is HttpRequestException { HttpRequestError: HttpRequestError.ConnectionError } ? TimeSpan.FromSeconds(args.AttemptNumber) : null);
         options.AttemptTimeout.Timeout = TimeSpan.FromSeconds(60);
         options.TotalRequestTimeout.Timeout = TimeSpan.FromSeconds(120);
         options.CircuitBreaker.SamplingDuration = TimeSpan.FromSeconds(120);

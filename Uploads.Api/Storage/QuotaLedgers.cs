@@ -6,14 +6,17 @@ namespace Uploads.Api.Storage;
 /// <summary>Where the quota's count lives: stored bytes, and the bytes that uploads in progress have reserved.</summary>
 public interface IQuotaLedger
 {
-    /// <summary>How much one reservation takes at once: 0 reserves exactly each chunk.</summary>
+    /// <summary>How much one reservation asks for at once, when the quota has room: 0 reserves exactly each chunk.</summary>
     long LeaseBytes { get; }
 
     /// <summary>At start: the bytes stored on disk now; forget what this instance and the gone ones had reserved.</summary>
     Task StartAsync(long storedBytes, string instance, IReadOnlyList<string> goneInstances);
 
-    /// <summary>Reserves <paramref name="bytes"/> if stored + reserved stays within <paramref name="maxStoredBytes"/>.</summary>
-    ValueTask<bool> TryReserveAsync(long bytes, long maxStoredBytes);
+    /// <summary>
+    /// Reserves at least <paramref name="needed"/> bytes and up to <paramref name="wanted"/>, as far as stored + reserved
+    /// stays within <paramref name="maxStoredBytes"/>: the bytes reserved, or 0 when not even <paramref name="needed"/> fit.
+    /// </summary>
+    ValueTask<long> TryReserveAsync(long needed, long wanted, long maxStoredBytes);
 
     /// <summary>An upload committed: <paramref name="written"/> bytes are stored now, its <paramref name="reserved"/> bytes are no longer reserved.</summary>
     Task CommitAsync(long written, long reserved);
@@ -34,15 +37,15 @@ public sealed class InProcessQuotaLedger : IQuotaLedger
         return Task.CompletedTask;
     }
 
-    public ValueTask<bool> TryReserveAsync(long bytes, long maxStoredBytes)
+    public ValueTask<long> TryReserveAsync(long needed, long wanted, long maxStoredBytes)
     {
-        if (Interlocked.Add(ref _used, bytes) <= maxStoredBytes)
+        if (Interlocked.Add(ref _used, needed) <= maxStoredBytes)
         {
-            return ValueTask.FromResult(true);
+            return ValueTask.FromResult(needed);
         }
 
-        Interlocked.Add(ref _used, -bytes);
-        return ValueTask.FromResult(false);
+        Interlocked.Add(ref _used, -needed);
+        return ValueTask.FromResult(0L);
     }
 
     public Task CommitAsync(long written, long reserved)
@@ -62,6 +65,8 @@ public sealed class InProcessQuotaLedger : IQuotaLedger
 /// The quota shared by every replica, in Redis: the stored bytes in one key, and each replica's reservations in a
 /// hash field of its own, so a replica that dies leaks nothing for long (its field goes when it, or a replica that
 /// finds it gone, starts). A reservation is one Lua script: the check and the increment are atomic across replicas.
+/// It asks for a lease of 8 MiB (one call per 8 MiB, not per 128 KB chunk) and takes what is left when less is, so
+/// a lease never refuses an upload that fits.
 /// The stored bytes are recounted from disk at each start; a commit racing that recount may be missed until the
 /// next one. While Redis is out of reach an upload is refused with a 503: the quota cannot be checked.
 /// </summary>
@@ -70,12 +75,14 @@ public sealed partial class RedisQuotaLedger(SharedRedis redis, ILogger<RedisQuo
     private static readonly RedisKey Stored = "httpperf:uploads:stored";
     private static readonly RedisKey Reserved = "httpperf:uploads:reserved";
 
+    // KEYS: stored, reserved; ARGV: instance, needed, wanted, quota. Grants what is left, up to wanted, or 0.
     private const string ReserveScript = """
         local used = tonumber(redis.call('GET', KEYS[1]) or '0')
         for _, bytes in ipairs(redis.call('HVALS', KEYS[2])) do used = used + tonumber(bytes) end
-        if used + tonumber(ARGV[2]) > tonumber(ARGV[3]) then return 0 end
-        redis.call('HINCRBY', KEYS[2], ARGV[1], ARGV[2])
-        return 1
+        local grant = math.min(tonumber(ARGV[3]), tonumber(ARGV[4]) - used)
+        if grant < tonumber(ARGV[2]) then return 0 end
+        redis.call('HINCRBY', KEYS[2], ARGV[1], grant)
+        return grant
         """;
 
     private const string CommitScript = """
@@ -105,11 +112,11 @@ public sealed partial class RedisQuotaLedger(SharedRedis redis, ILogger<RedisQuo
         }
     }
 
-    public async ValueTask<bool> TryReserveAsync(long bytes, long maxStoredBytes)
+    public async ValueTask<long> TryReserveAsync(long needed, long wanted, long maxStoredBytes)
     {
         try
         {
-            return (int)await redis.Database.ScriptEvaluateAsync(ReserveScript, [Stored, Reserved], [_instance, bytes, maxStoredBytes]) == 1;
+            return (long)await redis.Database.ScriptEvaluateAsync(ReserveScript, [Stored, Reserved], [_instance, needed, wanted, maxStoredBytes]);
         }
         catch (RedisException error)
         {

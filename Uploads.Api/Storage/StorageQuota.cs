@@ -23,12 +23,11 @@ public sealed class StorageQuota(IOptions<UploadOptions> options, IQuotaLedger l
     /// <summary>A new upload's share of the quota, written into <paramref name="directory"/>.</summary>
     internal QuotaReservation Begin(string directory) => new(this, ledger, directory);
 
-    internal async ValueTask ReserveAsync(long bytes)
+    /// <summary>At least <paramref name="needed"/> bytes more (up to <paramref name="wanted"/>): the bytes reserved, or a 507.</summary>
+    internal async ValueTask<long> ReserveAsync(long needed, long wanted)
     {
-        if (!await ledger.TryReserveAsync(bytes, _options.MaxStoredBytes))
-        {
-            throw Full($"it would pass the storage quota of {_options.MaxStoredBytes} bytes");
-        }
+        var reserved = await ledger.TryReserveAsync(needed, wanted, _options.MaxStoredBytes);
+        return reserved > 0 ? reserved : throw Full($"it would pass the storage quota of {_options.MaxStoredBytes} bytes");
     }
 
     internal void CheckDisk(long bytes, long writtenSoFar, string directory)
@@ -48,7 +47,7 @@ public sealed class StorageQuota(IOptions<UploadOptions> options, IQuotaLedger l
 }
 
 /// <summary>
-/// One upload's share of the quota: every chunk is reserved before it is written, in leases of
+/// One upload's share of the quota: every chunk is reserved before it is written, in leases of up to
 /// <see cref="IQuotaLedger.LeaseBytes"/> (one Redis call per 8 MiB rather than per 128 KB chunk). Committing turns
 /// the bytes written into stored bytes and gives the rest of the lease back; releasing gives it all back.
 /// </summary>
@@ -62,9 +61,8 @@ public sealed class QuotaReservation(StorageQuota quota, IQuotaLedger ledger, st
         quota.CheckDisk(bytes, _written, directory);
         if (_written + bytes > _reserved)
         {
-            var more = Math.Max(_written + bytes - _reserved, ledger.LeaseBytes);
-            await quota.ReserveAsync(more);
-            _reserved += more;
+            var needed = _written + bytes - _reserved;
+            _reserved += await quota.ReserveAsync(needed, Math.Max(needed, ledger.LeaseBytes));
         }
 
         _written += bytes;

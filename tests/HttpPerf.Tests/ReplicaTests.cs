@@ -36,6 +36,8 @@ public sealed class ReplicaTests
             ProductCount = ProductCount,
             RedisConnectionString = redis.ConnectionString,
             AdminKey = adminKey,
+            // Room for the ten uploads below (about 1 MB) and one more of 600 KB, not two.
+            Environment = new Dictionary<string, string> { ["Uploads__MaxStoredBytes"] = "2000000" },
         };
         await using var system = await LocalSystem.StartAsync(options, Cancel);
         using var gateway = new HttpClient { BaseAddress = system.Gateway.BaseAddress };
@@ -61,6 +63,17 @@ public sealed class ReplicaTests
                 Assert.Equal(Convert.ToHexStringLower(SHA256.HashData(bytes)), read.Sha256);
             }
         }
+
+        // The quota is shared through Redis: 600 KB fits on one replica, and then not on the other.
+        var quota = new List<HttpStatusCode>();
+        foreach (var replica in system.UploadsReplicas)
+        {
+            using var direct = new HttpClient { BaseAddress = replica.BaseAddress };
+            using var posted = await direct.PostAsync("/uploads", new MultipartFormDataContent { { new ByteArrayContent(new byte[600_000]), "file", "quota.bin" } }, Cancel);
+            quota.Add(posted.StatusCode);
+        }
+
+        Assert.Equal([HttpStatusCode.Created, HttpStatusCode.InsufficientStorage], quota);
 
         // Twenty product lists through the Gateway: both Frontend replicas serve some.
         var before = await Task.WhenAll(system.FrontendReplicas.Select(r => r.ReadRuntimeCountersAsync(Cancel)));
@@ -134,8 +147,8 @@ public sealed class ReplicaTests
 
     /// <summary>
     /// <paramref name="clients"/> loops of catalog GETs through the Gateway for <paramref name="duration"/>, with
-    /// <paramref name="kill"/> run after <paramref name="killAfter"/>: how many requests ran, and how long after the start of the
-    /// kill each failed one started and ended, and why (a failure is anything but a 200 with the whole body).
+    /// <paramref name="kill"/> run after <paramref name="killAfter"/>: how many requests ran, and how long after the
+    /// kill (once the process is gone) each failed one started and ended, and why (a failure is anything but a 200 with the whole body).
     /// </summary>
     private static async Task<(int Requests, List<(TimeSpan Started, TimeSpan Ended, string Why)> Failures)> UnderLoadAsync(
         HttpClient gateway, string sha256, int clients, TimeSpan duration, TimeSpan killAfter, Action kill)
@@ -170,8 +183,8 @@ public sealed class ReplicaTests
             }
         })).ToList();
         await Task.Delay(killAfter, Cancel);
+        kill(); // returns once the process is gone: a request sent after this cannot have reached it
         var killedAt = clock.Elapsed;
-        kill();
         await Task.WhenAll(loops);
         return (requests, failures.Select(f => (f.Started - killedAt, f.Ended - killedAt, f.Why)).ToList());
     }
