@@ -7,7 +7,7 @@ namespace Catalog.Api.Export;
 /// The fix: rows go into the response's PipeWriter without a flush each; it is flushed once 64 KB are
 /// waiting (and at the end), so the socket sees full segments and the client still gets bytes early. The
 /// flush is also where backpressure applies, so memory stays at one buffer.
-/// Measured here on loopback at 6.2 MB through the Gateway (docs/results/bench): p50 193 ms (0.74x), 226 ms of Catalog CPU (0.67x).
+/// Measured here on loopback at 6.2 MB through the Gateway (docs/results/bench, a 2-core machine shared with other work): p50 357 ms (0.73x), 310 ms of Catalog CPU (0.73x).
 /// </summary>
 public sealed class CoalescedExportWriter(CatalogStore store) : ICatalogExportWriter
 {

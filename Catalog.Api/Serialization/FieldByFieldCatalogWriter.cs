@@ -10,9 +10,9 @@ namespace Catalog.Api.Serialization;
 /// (<see cref="ProductRows"/>). Memory holds one 64 KB buffer, not the catalog; the first bytes leave as soon as
 /// the first rows are read, in 58 KB writes (LargeWrites); nothing touches the disk. The JSON is the same, byte
 /// for byte, as System.Text.Json serializing <see cref="Product"/> (the property names below are its camelCase).
-/// Measured at 25.8 MB through the Gateway (docs/results/bench): p50 112 ms (0.19x naive; 3.9x the same bytes from
-/// memory), Catalog.Api peak working set 110 MB (0.37x), 119 ms of CPU and 0.4 MB allocated a request, no temp file,
-/// 57.7 KB a write. Serializing <see cref="Product"/> objects instead took p50 239 ms and 52 MB of garbage a request.
+/// Measured at 25.8 MB through the Gateway (docs/results/bench, a 2-core machine shared with other work): p50 167 ms (0.54x streaming, 0.18x naive; 3.1x the
+/// same bytes from memory), Catalog.Api 134 ms of CPU (0.53x streaming) and 0.4 MB allocated a request, peak working set
+/// 110 MB, no temp file, 57.7 KB a write. 53 lines with ProductRows: 48 more than streaming.
 /// </summary>
 public sealed class FieldByFieldCatalogWriter(CatalogStore store) : ICatalogWriter
 {

@@ -57,7 +57,7 @@ public static class BenchLadder
             var next = i + 1 < rungs.Count ? rungs[i + 1] : default;
             var buys = next.Name is null
                 ? "–"
-                : Invariant($"p50 ×{BenchReport.Ratio(next.Phase?.P50Ms, phase?.P50Ms)}, CPU ×{BenchReport.Ratio(Cpu(next.Phase, hop), figures?.CpuMsPerRequest)}, allocated ×{BenchReport.Ratio(Allocated(next.Phase, hop), figures?.AllocatedBytesPerRequest)}, for {next.Lines - lines:+0;-0;0} lines");
+                : Invariant($"p50 ×{BenchReport.Ratio(next.Phase?.P50Ms, phase?.P50Ms)}, CPU ×{BenchReport.Ratio(Cpu(next.Phase, hop), figures?.CpuMsPerRequest)}, allocated ×{BenchReport.Ratio(Allocated(next.Phase, hop), figures?.AllocatedBytesPerRequest)}, {(next.Lines >= lines ? $"for {next.Lines - lines} more lines" : $"in {lines - next.Lines} fewer lines")}");
             md.AppendLine(Invariant($"| {name} | {does} | {lines} | {BenchReport.Ms(phase?.P50Ms)} | {BenchReport.Ms(phase?.FirstByteP50Ms)} | {BenchReport.Ms(figures?.CpuMsPerRequest)} | {BenchReport.Number(figures?.AllocatedBytesPerRequest / 1e6)} | {BenchReport.Number(figures?.PeakWorkingSetBytes / 1e6)} | {buys} |"));
         }
     }
