@@ -74,9 +74,10 @@ public static class PerfFlagsExtensions
     public static PitfallBuilder<TService> AddPitfall<TService>(this IServiceCollection services, string flag)
         where TService : class
     {
-        GetFlags(services).Add(flag);
+        var flags = GetFlags(services);
+        flags.Add(flag);
         services.AddScoped(sp => sp.GetRequiredKeyedService<TService>(sp.GetRequiredService<RequestVariants>().Serve(flag)));
-        return new PitfallBuilder<TService>(services, flag, GetFlags(services));
+        return new PitfallBuilder<TService>(services, flag, flags);
     }
 
     public static IApplicationBuilder UsePerfVariants(this IApplicationBuilder app)

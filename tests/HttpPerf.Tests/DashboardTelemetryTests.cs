@@ -80,7 +80,7 @@ public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
             Assert.DoesNotContain(points, p => p.Metric.StartsWith("http.server.", StringComparison.Ordinal) && p["http.route"] is "/health" or "/alive");
 
             // 3. The upstream hops name the whole request's mode: a bounded tag.
-            Assert.All(points.Where(p => p["perf.mode"] is not null), p => Assert.Contains(p["perf.mode"], new[] { PerfMode.Naive, PerfMode.Optimized, "mixed" }));
+            Assert.All(points.Where(p => p["perf.mode"] is not null), p => Assert.Contains(p["perf.mode"], PerfMode.All.Append("mixed")));
 
             // 4. Distinct names for distinct lessons, with the mode on the server span; probes stay out of traces.
             var spans = receiver.Spans();
