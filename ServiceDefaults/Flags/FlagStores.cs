@@ -74,7 +74,7 @@ public sealed class RedisFlagStore(SharedRedis redis) : IFlagStore
         {
             if (variants.ContainsKey(entry.Name!))
             {
-                variants[entry.Name!] = PerfMode.OrOptimized(entry.Value);
+                variants[entry.Name!] = PerfMode.OrOptimized(entry.Name!, entry.Value);
             }
         }
 

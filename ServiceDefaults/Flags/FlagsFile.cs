@@ -50,7 +50,7 @@ public static class FlagsFile
             {
                 var enabled = flag["enabled"]?.GetValue<bool>() ?? false;
                 var variant = flag["allocation"]?[enabled ? "default_when_enabled" : "default_when_disabled"]?.GetValue<string>();
-                variants[id] = PerfMode.OrOptimized(variant);
+                variants[id] = PerfMode.OrOptimized(id, variant);
             }
         }
 

@@ -61,6 +61,13 @@ public static class PerfMode
     public static string OrOptimized(string? variant) => IsValid(variant) ? variant! : Optimized;
 
     /// <summary>
+    /// A stored value of <paramref name="flag"/>: a rung it does not have (a hand-edited <c>streaming</c> on a two-rung
+    /// pitfall) reads as optimized, as it serves, so writing the flags back never carries a rung the flag lacks.
+    /// </summary>
+    public static string OrOptimized(string flag, string? variant) =>
+        Pitfalls.Find(flag) is { } pitfall && variant is not null && pitfall.Has(variant) ? variant : Optimized;
+
+    /// <summary>
     /// Drops what a client sent to force a mode, so neither this hop nor any hop behind it sees it: the header
     /// (YARP would forward it), and the baggage entry, from the server span (which the runtime's propagator
     /// injects downstream) and from OpenTelemetry's current baggage (which its HttpClient instrumentation injects).

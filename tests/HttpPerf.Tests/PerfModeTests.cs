@@ -31,6 +31,16 @@ public sealed class PerfModeTests
     }
 
     [Fact]
+    public void A_stored_rung_the_flag_does_not_have_reads_as_optimized_so_writing_the_flags_back_never_fails()
+    {
+        var stored = FlagsFile.Parse(FlagsFile.ToJson(Pitfalls.All.ToDictionary(p => p.Flag, p => p.Serving(PerfMode.Streaming)))
+            .Replace("\"default_when_enabled\": \"optimized\"", "\"default_when_enabled\": \"streaming\"", StringComparison.Ordinal));
+
+        Assert.All(Pitfalls.All, p => Assert.Equal(p.Serving(PerfMode.Streaming), stored[p.Flag]));
+        Assert.Contains("\"streaming\"", FlagsFile.ToJson(stored), StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void A_service_registers_each_rung_once_and_a_missing_rung_is_served_by_optimized()
     {
         var services = new ServiceCollection();
