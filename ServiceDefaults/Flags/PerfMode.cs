@@ -1,6 +1,3 @@
-using System.Diagnostics;
-using Microsoft.AspNetCore.Http;
-
 namespace HttpPerf.ServiceDefaults.Flags;
 
 /// <summary>
@@ -9,6 +6,7 @@ namespace HttpPerf.ServiceDefaults.Flags;
 /// also have <c>streaming</c> (<see cref="Pitfall.Variants"/>). A request or a file asking a flag for a rung it
 /// does not have is served <c>optimized</c> (<see cref="Pitfall.Serving"/>): <c>X-Perf-Mode: streaming</c> puts
 /// those two lessons on their middle rung and leaves every other hop at its best.
+/// Plain .NET only: the AppHost compiles this file (and <see cref="Pitfalls"/>) as source.
 /// </summary>
 public static class PerfMode
 {
@@ -66,31 +64,4 @@ public static class PerfMode
     /// </summary>
     public static string OrOptimized(string flag, string? variant) =>
         Pitfalls.Find(flag) is { } pitfall && variant is not null && pitfall.Has(variant) ? variant : Optimized;
-
-    /// <summary>
-    /// Drops what a client sent to force a mode, so neither this hop nor any hop behind it sees it: the header
-    /// (YARP would forward it), and the baggage entry, from the server span (which the runtime's propagator
-    /// injects downstream) and from OpenTelemetry's current baggage (which its HttpClient instrumentation injects).
-    /// </summary>
-    internal static void Ignore(HttpRequest request, Activity? serverSpan)
-    {
-        request.Headers.Remove(RequestHeader);
-        serverSpan?.SetBaggage(BaggageKey, null);
-        OpenTelemetry.Baggage.RemoveBaggage(BaggageKey);
-    }
-
-    /// <summary>The mode forced for this request, from its header or from baggage set by an upstream hop.</summary>
-    internal static string? Forced(HttpRequest request, out bool invalidHeader)
-    {
-        invalidHeader = false;
-        if (request.Headers.TryGetValue(RequestHeader, out var header))
-        {
-            var mode = header.ToString().Trim().ToLowerInvariant();
-            invalidHeader = !IsValid(mode);
-            return invalidHeader ? null : mode;
-        }
-
-        var baggage = Activity.Current?.GetBaggageItem(BaggageKey);
-        return IsValid(baggage) ? baggage : null;
-    }
 }

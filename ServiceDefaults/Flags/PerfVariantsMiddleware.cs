@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.Features;
 using Microsoft.FeatureManagement;
@@ -19,10 +20,10 @@ internal sealed class PerfVariantsMiddleware(RequestDelegate next, PitfallFlags 
     {
         if (!gate.MayForce(context))
         {
-            PerfMode.Ignore(context.Request, context.Features.Get<IHttpActivityFeature>()?.Activity);
+            Ignore(context.Request, context.Features.Get<IHttpActivityFeature>()?.Activity);
         }
 
-        var forced = PerfMode.Forced(context.Request, out var invalidHeader);
+        var forced = Forced(context.Request, out var invalidHeader);
         if (invalidHeader)
         {
             await Results.Problem(
@@ -79,5 +80,32 @@ internal sealed class PerfVariantsMiddleware(RequestDelegate next, PitfallFlags 
             PitfallMetrics.RecordEnd(context, variants, body);
             RuntimeCounters.AddResponse(body.Bytes, body.Flushes);
         }
+    }
+
+    /// <summary>
+    /// Drops what a client sent to force a mode, so neither this hop nor any hop behind it sees it: the header
+    /// (YARP would forward it), and the baggage entry, from the server span (which the runtime's propagator
+    /// injects downstream) and from OpenTelemetry's current baggage (which its HttpClient instrumentation injects).
+    /// </summary>
+    private static void Ignore(HttpRequest request, Activity? serverSpan)
+    {
+        request.Headers.Remove(PerfMode.RequestHeader);
+        serverSpan?.SetBaggage(PerfMode.BaggageKey, null);
+        OpenTelemetry.Baggage.RemoveBaggage(PerfMode.BaggageKey);
+    }
+
+    /// <summary>The mode forced for this request, from its header or from baggage set by an upstream hop.</summary>
+    private static string? Forced(HttpRequest request, out bool invalidHeader)
+    {
+        invalidHeader = false;
+        if (request.Headers.TryGetValue(PerfMode.RequestHeader, out var header))
+        {
+            var mode = header.ToString().Trim().ToLowerInvariant();
+            invalidHeader = !PerfMode.IsValid(mode);
+            return invalidHeader ? null : mode;
+        }
+
+        var baggage = Activity.Current?.GetBaggageItem(PerfMode.BaggageKey);
+        return PerfMode.IsValid(baggage) ? baggage : null;
     }
 }
