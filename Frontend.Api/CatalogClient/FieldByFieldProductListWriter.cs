@@ -8,9 +8,9 @@ namespace Frontend.Api.CatalogClient;
 /// time (<see cref="CatalogProductReader"/>), and write each product's view straight into the response
 /// (<see cref="ProductViewWriter"/>), in 64 KB writes (LargeWrites). Memory holds two buffers, not the catalog; the
 /// client gets its first bytes while the Catalog is still sending; and no object or string is made per product.
-/// Measured end to end at 25 MB, every hop optimized (docs/results/bench, a 2-core machine shared with other work): Frontend.Api 187 ms of CPU (0.69x streaming) and
-/// 0.5 MB allocated a request (0.005x), peak working set 110 MB, and 125 MB under 16 concurrent fetches. One request at a
-/// time, p50 482 ms: no faster than streaming's 475 ms in this run's noise; at 16 in flight, 4,500 ms against 9,513 ms.
+/// Measured end to end at 25 MB, every hop optimized (docs/results/bench, a quiet 2-core machine): p50 162 ms (0.74x
+/// streaming), Frontend.Api 144 ms of CPU (0.80x) and 0.5 MB allocated a request (0.005x), peak working set 115 MB,
+/// and 124 MB under 16 concurrent fetches, where p50 is 2,571 ms against streaming's 3,469 ms.
 /// 181 lines with CatalogProductReader and ProductViewWriter: 164 more than streaming.
 /// </summary>
 public sealed class FieldByFieldProductListWriter(ICatalogApi catalog) : IProductListWriter

@@ -11,9 +11,10 @@ namespace Frontend.Api.CatalogClient;
 /// all with the source-generated metadata. Memory holds a few buffers, not the catalog, and the client's first bytes
 /// leave while the Catalog is still sending. Each product still becomes a record and five strings to read, and its view
 /// a record and four strings more to write.
-/// Measured end to end at 25 MB, this hop and the Catalog streaming (docs/results/bench, a 2-core machine shared with other work): p50 475 ms (0.23x naive), first byte
-/// 6.8 ms, Frontend.Api 270 ms of CPU (0.33x) and 93 MB allocated a request (0.42x, all of it short-lived), peak working
-/// set 117 MB (0.09x), and 160 MB under 16 concurrent fetches. 17 lines: 5 more than naive.
+/// Measured end to end at 25 MB, this hop and the Catalog streaming (docs/results/bench, a quiet 2-core machine): p50
+/// 220 ms (0.32x naive), first byte 3.7 ms, Frontend.Api 181 ms of CPU (0.37x) and 93 MB allocated a request (0.44x,
+/// all of it short-lived), peak working set 123 MB (0.08x), and 166 MB under 16 concurrent fetches. 17 lines: 5 more
+/// than naive.
 /// </summary>
 public sealed class StreamingProductListWriter(ICatalogApi catalog) : IProductListWriter
 {

@@ -10,8 +10,8 @@ namespace Uploads.Api.Reader;
 /// hands over the files, which are copied again to storage. Each byte is written to disk twice, the
 /// limits are checked only after the whole body has arrived, and the 128 MB default section limit has
 /// to be raised (as here) before a large file is accepted at all.
-/// Measured through the Gateway, every hop naive: 50 MiB/s for 100 MiB (docs/results/bench, a 2-core machine shared
-/// with other work) and 65 MiB/s for 1 GiB
+/// Measured through the Gateway, every hop naive: 101 MiB/s for 100 MiB (docs/results/bench, a quiet 2-core machine)
+/// and 65 MiB/s for 1 GiB
 /// (docs/results/uploads-1gib), with the whole body in a temp file in the Gateway and again in Uploads.Api.
 /// </summary>
 public sealed class FormFileUploadReader(UploadRules rules, UploadStore store, UploadMetrics metrics, RequestVariants variants) : IUploadReader

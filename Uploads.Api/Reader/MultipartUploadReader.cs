@@ -8,8 +8,8 @@ namespace Uploads.Api.Reader;
 /// The fix: <see cref="MultipartReader"/> over the request body. Each file section streams straight into
 /// its pending file, hashed on the way: one write to disk, a fixed buffer of memory, and a bad name, type,
 /// count or size is refused as soon as it is seen, before the rest of the body is read.
-/// Measured through the Gateway: 99 MiB/s for 100 MiB (1.97x naive; docs/results/bench, a 2-core machine shared with other work; the raw sink
-/// 137 MiB/s), 174 MiB/s for 1 GiB (2.66x; docs/results/uploads-1gib; the sink 292 MiB/s), no temp file.
+/// Measured through the Gateway: 178 MiB/s for 100 MiB (1.77x naive; docs/results/bench, a quiet 2-core machine; the raw
+/// sink 532 MiB/s), 174 MiB/s for 1 GiB (2.66x; docs/results/uploads-1gib; the sink 292 MiB/s), no temp file.
 /// </summary>
 public sealed class MultipartUploadReader(UploadRules rules, UploadStore store) : IUploadReader
 {
