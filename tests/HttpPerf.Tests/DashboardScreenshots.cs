@@ -105,11 +105,7 @@ public sealed class DashboardScreenshots
     {
         using var flip = await gateway.PutAsJsonAsync($"/admin/flags/{Pitfalls.CatalogSerialization}", variant, Cancel);
         Assert.Equal(System.Net.HttpStatusCode.NoContent, flip.StatusCode);
-        // Served the new way within a second (the flags file is watched); until then the old variant serves.
-        var served = "";
-        for (var attempt = 0; attempt < 50 && !served.Contains($"{Pitfalls.CatalogSerialization}={variant}", StringComparison.Ordinal); attempt++)
-        {
-            served = (await Http.GetAsync(gateway, "/api/catalog/products")).Variants;
-        }
+        var served = await Http.GetUntilServedAsync(gateway, "/api/catalog/products", $"{Pitfalls.CatalogSerialization}={variant}");
+        Assert.Contains($"{Pitfalls.CatalogSerialization}={variant}", served, StringComparison.Ordinal);
     }
 }

@@ -42,12 +42,7 @@ public sealed class LandingPageTests(SmallSystemFixture fixture) : FlagsFileRese
             Assert.Equal(System.Net.HttpStatusCode.NoContent, flipped.StatusCode);
         }
 
-        var served = "";
-        for (var attempt = 0; attempt < 50 && !served.Contains("Catalog.Serialization=naive", StringComparison.Ordinal); attempt++)
-        {
-            served = (await Http.GetAsync(Fixture.Gateway, "/api/catalog/products")).Variants;
-        }
-
+        var served = await Http.GetUntilServedAsync(Fixture.Gateway, "/api/catalog/products", "Catalog.Serialization=naive");
         Assert.Equal("Gateway.Buffering=optimized, Catalog.Serialization=naive", served);
         await Assertions.Expect(flag).ToHaveTextAsync("naive", new() { Timeout = 10_000 });
         await Assertions.Expect(page.Locator($"#flags tr[data-flag='{Pitfalls.CatalogSerialization}'] td.does"))

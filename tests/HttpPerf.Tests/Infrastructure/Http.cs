@@ -34,6 +34,24 @@ public static class Http
         return (naive, optimized);
     }
 
+    /// <summary>
+    /// GETs <paramref name="path"/> until <c>X-Perf-Variants</c> contains <paramref name="variant"/> (a flag just
+    /// written is served within a second or two: each service watches the flags file, and a busy machine delays the
+    /// change notice), or until 10 s have passed; returns the last header seen.
+    /// </summary>
+    public static async Task<string> GetUntilServedAsync(HttpClient client, string path, string variant)
+    {
+        var deadline = DateTime.UtcNow + TimeSpan.FromSeconds(10);
+        var served = (await GetAsync(client, path)).Variants;
+        while (!served.Contains(variant, StringComparison.Ordinal) && DateTime.UtcNow < deadline)
+        {
+            await Task.Delay(100, TestContext.Current.CancellationToken);
+            served = (await GetAsync(client, path)).Variants;
+        }
+
+        return served;
+    }
+
     public sealed record Fetched(int Status, string? MediaType, string Variants, byte[] Body)
     {
         public string Sha256 => Convert.ToHexStringLower(SHA256.HashData(Body));
