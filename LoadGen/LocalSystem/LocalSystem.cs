@@ -1,14 +1,22 @@
 using System.Reflection;
+using HttpPerf.ServiceDefaults;
 
 namespace LoadGen.LocalSystem;
 
 /// <summary>
-/// Catalog.Api, Uploads.Api, Frontend.Api and Gateway as separate processes on loopback, wired with
-/// exactly the configuration contract the AppHost uses (docs/configuration.md): listening URL,
-/// <c>services__{name}__http__{i}</c> (one per replica), <c>FeatureFlags__File</c> or <c>ConnectionStrings__flags</c>,
-/// <c>OTEL_*</c>. Catalog.Api, Frontend.Api and Uploads.Api may run as several replicas, each on its own port; the
-/// Uploads replicas share one data directory. Tests and the benchmark use it.
+/// Catalog.Api, Uploads.Api, Frontend.Api and Gateway as separate processes on loopback, wired from the same
+/// <see cref="SystemContract"/> the AppHost reads (names, the calls between services, the configuration keys of
+/// docs/configuration.md): listening URL, <c>services__{name}__http__{i}</c> (one per replica),
+/// <c>FeatureFlags__File</c> or <c>ConnectionStrings__flags</c>, <c>OTEL_*</c>. Catalog.Api, Frontend.Api and
+/// Uploads.Api may run as several replicas, each on its own port; the Uploads replicas share one data directory.
 /// </summary>
+/// <remarks>
+/// The AppHost is the system's one description, and the tests of the system as a user runs it start it
+/// (tests/HttpPerf.Tests/AppHost). This remains for what the AppHost cannot give: the bench's fresh processes per
+/// mode, several replicas each on its own port so that one can be killed and brought back at the same address
+/// (replica, fault and connection-spread tests), flags in a real redis-server without a container engine, and
+/// per-test settings (a small catalog, upload limits, an in-test OTLP receiver).
+/// </remarks>
 public sealed class LocalSystem : IAsyncDisposable
 {
     public static readonly string CurrentConfiguration =
@@ -86,7 +94,7 @@ public sealed class LocalSystem : IAsyncDisposable
     public async Task<ServiceProcess> StartCatalogAsync(LocalSystemOptions options, Uri? address = null, CancellationToken cancellationToken = default)
     {
         var catalog = ServiceEnvironment(options, address);
-        catalog["Catalog__DataDirectory"] = CatalogDataDirectory;
+        catalog[SystemContract.CatalogDataDirectory] = CatalogDataDirectory;
         if (options.ProductCount is { } count)
         {
             catalog["Catalog__ProductCount"] = count.ToString(System.Globalization.CultureInfo.InvariantCulture);
@@ -99,7 +107,7 @@ public sealed class LocalSystem : IAsyncDisposable
     public async Task<ServiceProcess> StartUploadsAsync(LocalSystemOptions options, Uri? address = null, CancellationToken cancellationToken = default)
     {
         var uploads = ServiceEnvironment(options, address);
-        uploads["Uploads__DataDirectory"] = UploadsDataDirectory;
+        uploads[SystemContract.UploadsDataDirectory] = UploadsDataDirectory;
         return Replace(UploadsReplicas, await StartAsync("Uploads.Api", uploads, options, cancellationToken), address);
     }
 
@@ -134,23 +142,19 @@ public sealed class LocalSystem : IAsyncDisposable
             await catalogTask;
         }
 
-        var frontend = ServiceEnvironment(options);
-        AddAddresses(frontend, "catalog", CatalogReplicas);
+        var frontend = CallerEnvironment(options, SystemContract.Frontend);
         for (var i = 0; i < options.Replicas; i++)
         {
             FrontendReplicas.Add(await StartAsync("Frontend.Api", frontend, options, cancellationToken));
         }
 
-        var gateway = ServiceEnvironment(options);
-        AddAddresses(gateway, "catalog", CatalogReplicas);
-        AddAddresses(gateway, "frontend", FrontendReplicas);
-        AddAddresses(gateway, "uploads", UploadsReplicas);
+        var gateway = CallerEnvironment(options, SystemContract.Gateway);
         if (options.AdminKey is { } adminKey)
         {
-            gateway["Admin__Key"] = adminKey;
+            gateway[SystemContract.AdminKey] = adminKey;
         }
 
-        gateway.TryAdd("Gateway__AllowModeOverride", options.AllowModeOverride ? "true" : "false");
+        gateway.TryAdd(SystemContract.AllowModeOverride, options.AllowModeOverride ? "true" : "false");
 
         Gateway = await StartAsync("Gateway", gateway, options, cancellationToken);
     }
@@ -171,25 +175,40 @@ public sealed class LocalSystem : IAsyncDisposable
         return started;
     }
 
-    /// <summary>Service discovery's configuration: <c>services__{name}__http__{i}</c>, one per replica.</summary>
-    private static void AddAddresses(Dictionary<string, string> environment, string name, IReadOnlyList<ServiceProcess> replicas)
+    /// <summary>A service's environment with service discovery's addresses of what it calls: <c>services__{name}__http__{i}</c>, one per replica.</summary>
+    private Dictionary<string, string> CallerEnvironment(LocalSystemOptions options, string service)
     {
-        for (var i = 0; i < replicas.Count; i++)
+        var environment = ServiceEnvironment(options);
+        foreach (var called in SystemContract.Spec(service).Calls)
         {
-            environment[$"services__{name}__http__{i}"] = replicas[i].BaseAddress.ToString();
+            var replicas = Replicas(called);
+            for (var i = 0; i < replicas.Count; i++)
+            {
+                environment[SystemContract.ServiceAddress(called, i)] = replicas[i].BaseAddress.ToString();
+            }
         }
+
+        return environment;
     }
+
+    private List<ServiceProcess> Replicas(string service) => service switch
+    {
+        SystemContract.Catalog => CatalogReplicas,
+        SystemContract.Uploads => UploadsReplicas,
+        SystemContract.Frontend => FrontendReplicas,
+        _ => throw new ArgumentException($"{service} has no replicas here.", nameof(service)),
+    };
 
     private Dictionary<string, string> ServiceEnvironment(LocalSystemOptions options, Uri? address = null)
     {
         var environment = new Dictionary<string, string>(options.Environment);
         if (options.RedisConnectionString is { } redis)
         {
-            environment["ConnectionStrings__flags"] = redis;
+            environment[SystemContract.FlagsConnectionString] = redis;
         }
         else
         {
-            environment["FeatureFlags__File"] = FlagsFile;
+            environment[SystemContract.FlagsFile] = FlagsFile;
         }
 
         if (address is not null)
@@ -202,7 +221,8 @@ public sealed class LocalSystem : IAsyncDisposable
 
     private Task<ServiceProcess> StartAsync(string project, Dictionary<string, string> environment, LocalSystemOptions options, CancellationToken cancellationToken)
     {
-        environment.TryAdd("OTEL_SERVICE_NAME", project.ToLowerInvariant());
+        // The AppHost's resource name, as the dashboard shows it: catalog, frontend, uploads, gateway.
+        environment.TryAdd("OTEL_SERVICE_NAME", SystemContract.Services.Single(s => s.Project == project).Name);
         environment["ASPNETCORE_TEMP"] = Directory.CreateDirectory(TempDirectory(project)).FullName;
         return ServiceProcess.StartAsync(project, AssemblyPath(project, options.Configuration), environment, cancellationToken);
     }

@@ -130,12 +130,12 @@ public sealed class CatalogPathTests(SmallSystemFixture fixture)
 
         // Frontend's server span: its own flag first, then the Catalog hop it called.
         Assert.True(await fixture.Telemetry.WaitForAsync("traces", TimeSpan.FromSeconds(10),
-            "frontend.api", "perf.variants", "Frontend.CatalogClient=naive, Catalog.Serialization=naive"),
-            "no exported span of frontend.api carried perf.variants");
+            "frontend", "perf.variants", "Frontend.CatalogClient=naive, Catalog.Serialization=naive"),
+            "no exported span of frontend carried perf.variants");
         // Catalog's server span, with the OpenTelemetry feature-flag event.
         Assert.True(await fixture.Telemetry.WaitForAsync("traces", TimeSpan.FromSeconds(10),
-            "catalog.api", "feature_flag.evaluation", "feature_flag.result.variant", "Catalog.Serialization", "X-Perf-Mode"),
-            "no exported span of catalog.api carried a feature_flag.evaluation event");
+            "catalog", "feature_flag.evaluation", "feature_flag.result.variant", "Catalog.Serialization", "X-Perf-Mode"),
+            "no exported span of catalog carried a feature_flag.evaluation event");
     }
 
     [Fact]
@@ -145,14 +145,14 @@ public sealed class CatalogPathTests(SmallSystemFixture fixture)
         Assert.Equal(200, answer.Status);
 
         Assert.True(await fixture.Telemetry.WaitForAsync("traces", TimeSpan.FromSeconds(10),
-            "frontend.api", "perf.variants", "Frontend.CatalogClient=streaming, Catalog.Serialization=streaming", "perf.mode"),
-            "no exported span of frontend.api carried the streaming variants");
+            "frontend", "perf.variants", "Frontend.CatalogClient=streaming, Catalog.Serialization=streaming", "perf.mode"),
+            "no exported span of frontend carried the streaming variants");
         Assert.True(await fixture.Telemetry.WaitForAsync("traces", TimeSpan.FromSeconds(10),
-            "catalog.api", "feature_flag.evaluation", "feature_flag.result.variant", "Catalog.Serialization", "streaming"),
-            "no exported span of catalog.api carried a streaming feature_flag.evaluation event");
+            "catalog", "feature_flag.evaluation", "feature_flag.result.variant", "Catalog.Serialization", "streaming"),
+            "no exported span of catalog carried a streaming feature_flag.evaluation event");
         Assert.True(await fixture.Telemetry.WaitForAsync("metrics", TimeSpan.FromSeconds(15),
-            "frontend.api", "perf.variant", "streaming", "/products"),
-            "no exported metric of frontend.api carried perf.variant=streaming");
+            "frontend", "perf.variant", "streaming", "/products"),
+            "no exported metric of frontend carried perf.variant=streaming");
     }
 
     [Fact]

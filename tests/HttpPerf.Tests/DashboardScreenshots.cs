@@ -58,7 +58,7 @@ public sealed class DashboardScreenshots
         // What the dashboard would draw for the naive series: where its first cumulative point starts.
         await telemetry.WaitForPointsAsync(TimeSpan.FromSeconds(10), new Dictionary<string, Func<MetricPoint, bool>> { ["naive"] = IsNaiveCatalog });
         var first = telemetry.MetricPoints().Where(IsNaiveCatalog).OrderBy(p => p.Value).First();
-        notes.Add($"Catalog.Serialization flipped to naive at {flipped:HH:mm:ss.f} UTC; the first exported point of catalog.api's " +
+        notes.Add($"Catalog.Serialization flipped to naive at {flipped:HH:mm:ss.f} UTC; the first exported point of catalog's " +
             $"http.server.request.duration {{http.route=/catalog/products, perf.variant=naive}} starts at {first.Start:HH:mm:ss.f} UTC " +
             $"({(flipped - first.Start).TotalSeconds:F1} s before the flip), counting {first.Value} requests.");
 
@@ -86,7 +86,7 @@ public sealed class DashboardScreenshots
     }
 
     private static bool IsNaiveCatalog(MetricPoint p) =>
-        p.Service == "catalog.api" && p.Metric == "http.server.request.duration" && p["http.route"] == "/catalog/products" && p["perf.variant"] == PerfMode.Naive;
+        p.Service == "catalog" && p.Metric == "http.server.request.duration" && p["http.route"] == "/catalog/products" && p["perf.variant"] == PerfMode.Naive;
 
     /// <summary>Product lists, catalogs and exports one after another, with no mode header, for <paramref name="duration"/>.</summary>
     private static async Task FollowFlagsAsync(HttpClient gateway, TimeSpan duration)

@@ -53,7 +53,7 @@ public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
             // metrics, the Gateway's spans of the catalog and the export, and its 12 exchange lines (logs of the
             // other services were written before the Gateway's last one, and go out on the same 200 ms schedule).
             var expected = new Dictionary<string, Func<MetricPoint, bool>>();
-            foreach (var service in new[] { "gateway", "frontend.api" })
+            foreach (var service in new[] { "gateway", "frontend" })
             {
                 foreach (var mode in new[] { PerfMode.Naive, PerfMode.Optimized })
                 {
@@ -61,9 +61,9 @@ public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
                 }
             }
 
-            expected["catalog.api /catalog/products duration"] = p => p.Service == "catalog.api" && p.Metric == "http.server.request.duration" && p["http.route"] == "/catalog/products";
-            expected["catalog.api time to first byte"] = p => p.Service == "catalog.api" && p.Metric == "httpperf.server.time_to_first_byte";
-            expected["frontend.api client duration"] = p => p.Service == "frontend.api" && p.Metric == "http.client.request.duration" && p["perf.mode"] is not null;
+            expected["catalog /catalog/products duration"] = p => p.Service == "catalog" && p.Metric == "http.server.request.duration" && p["http.route"] == "/catalog/products";
+            expected["catalog time to first byte"] = p => p.Service == "catalog" && p.Metric == "httpperf.server.time_to_first_byte";
+            expected["frontend client duration"] = p => p.Service == "frontend" && p.Metric == "http.client.request.duration" && p["perf.mode"] is not null;
             Assert.Empty(await receiver.WaitForPointsAsync(TimeSpan.FromSeconds(20), expected));
             Assert.True(await WaitUntilAsync(() =>
                 receiver.Spans().Count(s => s.Service == "gateway" && s.Name == "GET /api/catalog/export") >= 4
@@ -71,9 +71,9 @@ public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
 
             // 1. Histograms fine enough to read a 1.5x step, server and client side, and the time to first byte.
             var points = receiver.MetricPoints();
-            AssertReadable(points.Last(expected["catalog.api /catalog/products duration"]));
-            AssertReadable(points.Last(expected["catalog.api time to first byte"]));
-            AssertReadable(points.Last(expected["frontend.api client duration"]));
+            AssertReadable(points.Last(expected["catalog /catalog/products duration"]));
+            AssertReadable(points.Last(expected["catalog time to first byte"]));
+            AssertReadable(points.Last(expected["frontend client duration"]));
 
             // 2. Probes are not requests: no request metric carries their route (routing's own match counter still does).
             Assert.Contains(points, p => p.Metric == "aspnetcore.routing.match_attempts" && p["http.route"] == "/health");
@@ -110,7 +110,7 @@ public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
             Assert.NotEmpty(logs);
             Assert.DoesNotContain(logs, l => l.Body.Contains("(null)", StringComparison.Ordinal));
             Assert.DoesNotContain(logs, l => l.Category.StartsWith("Polly", StringComparison.Ordinal) || l.Category.Contains("Otlp", StringComparison.Ordinal));
-            var frontendInformation = logs.Where(l => l.Service == "frontend.api" && l.Time <= ended && l.IsInformation).ToList();
+            var frontendInformation = logs.Where(l => l.Service == "frontend" && l.Time <= ended && l.IsInformation).ToList();
             Assert.True(frontendInformation.Count <= 12, string.Join(Environment.NewLine, frontendInformation.Select(l => $"{l.Category}: {l.Body}")));
 
             var lines = console.ToList();

@@ -191,7 +191,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
 
         Assert.True(await fixture.Telemetry.WaitForAsync("metrics", TimeSpan.FromSeconds(10), "httpperf.upload.spooled", "perf.variant", "naive"));
         Assert.True(await fixture.Telemetry.WaitForAsync("metrics", TimeSpan.FromSeconds(10), "httpperf.upload.received", "httpperf.upload.duration"));
-        Assert.True(await fixture.Telemetry.WaitForAsync("traces", TimeSpan.FromSeconds(10), "uploads.api", "Uploads.Reader=naive"));
+        Assert.True(await fixture.Telemetry.WaitForAsync("traces", TimeSpan.FromSeconds(10), "uploads", "Uploads.Reader=naive"));
     }
 
     private async Task<(HttpResponseMessage Response, List<UploadReceipt> Receipts)> UploadAsync(HttpContent form, string mode)

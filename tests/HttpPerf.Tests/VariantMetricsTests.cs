@@ -12,7 +12,7 @@ namespace HttpPerf.Tests;
 [Collection(SmallSystemCollection.Name)]
 public sealed class VariantMetricsTests(SmallSystemFixture fixture)
 {
-    private static readonly string[] Services = ["gateway", "frontend.api", "catalog.api", "uploads.api"];
+    private static readonly string[] Services = ["gateway", "frontend", "catalog", "uploads"];
 
     private static CancellationToken Cancel => TestContext.Current.CancellationToken;
 
@@ -38,18 +38,18 @@ public sealed class VariantMetricsTests(SmallSystemFixture fixture)
             foreach (var (service, flag, route) in new[]
             {
                 ("gateway", Pitfalls.GatewayBuffering, "/api/uploads/{**rest}"),
-                ("frontend.api", Pitfalls.FrontendCatalogClient, "/products"),
-                ("catalog.api", Pitfalls.CatalogSerialization, "/catalog/products"),
-                ("catalog.api", Pitfalls.CatalogWriteStrategy, "/catalog/export"),
-                ("uploads.api", Pitfalls.UploadsReader, "/uploads/"),
-                ("uploads.api", Pitfalls.UploadsDownload, "/uploads/{id}"),
+                ("frontend", Pitfalls.FrontendCatalogClient, "/products"),
+                ("catalog", Pitfalls.CatalogSerialization, "/catalog/products"),
+                ("catalog", Pitfalls.CatalogWriteStrategy, "/catalog/export"),
+                ("uploads", Pitfalls.UploadsReader, "/uploads/"),
+                ("uploads", Pitfalls.UploadsDownload, "/uploads/{id}"),
             })
             {
                 expected[$"{service} {route} {flag}={variant}"] = p => p.Service == service && p.Metric == "http.server.request.duration" && p["http.route"] == route && p["perf.flag"] == flag && p["perf.variant"] == variant;
             }
 
-            expected[$"frontend.api http.client.request.duration {variant}"] = p => p.Service == "frontend.api" && p.Metric == "http.client.request.duration" && p["perf.flag"] == Pitfalls.FrontendCatalogClient && p["perf.variant"] == variant;
-            expected[$"catalog.api export flushes {variant}"] = p => p.Service == "catalog.api" && p.Metric == "httpperf.server.response.flushes" && p["perf.flag"] == Pitfalls.CatalogWriteStrategy && p["perf.variant"] == variant;
+            expected[$"frontend http.client.request.duration {variant}"] = p => p.Service == "frontend" && p.Metric == "http.client.request.duration" && p["perf.flag"] == Pitfalls.FrontendCatalogClient && p["perf.variant"] == variant;
+            expected[$"catalog export flushes {variant}"] = p => p.Service == "catalog" && p.Metric == "httpperf.server.response.flushes" && p["perf.flag"] == Pitfalls.CatalogWriteStrategy && p["perf.variant"] == variant;
         }
 
         Assert.Empty(await fixture.Telemetry.WaitForPointsAsync(TimeSpan.FromSeconds(15), expected));
@@ -61,15 +61,15 @@ public sealed class VariantMetricsTests(SmallSystemFixture fixture)
         Assert.DoesNotContain(points, p => p.Metric == "http.server.request.duration" && p["http.route"] == "/health" && p["perf.variant"] is not null);
 
         // The per-pitfall meters show the lesson in numbers.
-        var catalogSpool = Sum(points, "catalog.api", "httpperf.server.request.buffered", Pitfalls.CatalogSerialization, buffer: "temp_file");
+        var catalogSpool = Sum(points, "catalog", "httpperf.server.request.buffered", Pitfalls.CatalogSerialization, buffer: "temp_file");
         Assert.True(catalogSpool.Naive >= SmallSystemFixture.ProductCount * 100, $"naive Catalog spooled {catalogSpool.Naive} bytes");
         Assert.Equal(0, catalogSpool.Optimized);
-        var frontendHeld = Sum(points, "frontend.api", "httpperf.server.request.buffered", Pitfalls.FrontendCatalogClient, buffer: "memory");
+        var frontendHeld = Sum(points, "frontend", "httpperf.server.request.buffered", Pitfalls.FrontendCatalogClient, buffer: "memory");
         Assert.True(frontendHeld.Naive > 0 && frontendHeld.Optimized == 0, $"Frontend held {frontendHeld}");
-        var exportFlushes = Sum(points, "catalog.api", "httpperf.server.response.flushes", Pitfalls.CatalogWriteStrategy);
+        var exportFlushes = Sum(points, "catalog", "httpperf.server.response.flushes", Pitfalls.CatalogWriteStrategy);
         Assert.True(exportFlushes.Naive >= SmallSystemFixture.ProductCount, $"export flushes {exportFlushes}");
         Assert.True(exportFlushes.Optimized * 20 < exportFlushes.Naive, $"export flushes {exportFlushes}");
-        var exportBytes = Sum(points, "catalog.api", "http.server.response.body.size", Pitfalls.CatalogWriteStrategy, mean: true);
+        var exportBytes = Sum(points, "catalog", "http.server.response.body.size", Pitfalls.CatalogWriteStrategy, mean: true);
         Assert.True(exportBytes.Naive > 0 && exportBytes.Naive == exportBytes.Optimized, $"export body bytes a request {exportBytes}");
     }
 

@@ -1,0 +1,124 @@
+extern alias AppHostAssembly;
+
+using System.Net;
+using System.Net.Sockets;
+using Aspire.Hosting;
+using Aspire.Hosting.ApplicationModel;
+using Aspire.Hosting.Testing;
+using HttpPerf.ServiceDefaults;
+using Microsoft.Extensions.DependencyInjection;
+
+namespace HttpPerf.Tests.AppHost;
+
+/// <summary>
+/// The real AppHost (AppHost/AppHost.cs), started by Aspire.Hosting.Testing with the dashboard on, as
+/// <c>dotnet run --project AppHost</c> starts it, with four settings of the test's own: a flags file, the Uploads
+/// folder and the SQLite catalog in a temp folder (the developer's stay untouched), 2,000 products (fast to seed and
+/// fetch), and the admin key. Ports are random (Aspire.Hosting.Testing asks for it), so it runs beside a
+/// developer's AppHost. Every wait is bounded; the app is stopped whatever happens.
+/// </summary>
+public class AppHostFixture : IAsyncLifetime
+{
+    public const int ProductCount = 2_000;
+    public static readonly TimeSpan StartTimeout = TimeSpan.FromMinutes(4);
+    public static readonly string[] ServiceNames = [.. SystemContract.Services.Select(s => s.Name)];
+
+    private readonly string _work = Directory.CreateTempSubdirectory("httpperf-apphost-").FullName;
+
+    public DistributedApplication App { get; private set; } = null!;
+
+    public string AdminKey { get; } = $"test-admin-key-{Guid.NewGuid():N}";
+
+    public string FlagsFile => Path.Combine(_work, "flags.json");
+
+    public string UploadsDirectory => Path.Combine(_work, "uploads");
+
+    public Uri Dashboard { get; private set; } = null!;
+
+    public string DashboardApiKey { get; } = $"test-dashboard-key-{Guid.NewGuid():N}";
+
+    /// <summary>LoadGen's state when the four services had become healthy: it waits to be started.</summary>
+    public string? LoadGenStateAtStart { get; private set; }
+
+    /// <summary>The service processes DCP started, by resource, read from the resources' snapshots.</summary>
+    public Dictionary<string, int> ProcessIds { get; } = [];
+
+    public HttpClient Gateway { get; private set; } = null!;
+
+    public async ValueTask InitializeAsync()
+    {
+        using var timeout = new CancellationTokenSource(StartTimeout);
+        var builder = await DistributedApplicationTestingBuilder.CreateAsync<AppHostAssembly::Projects.AppHost>(
+            [
+                $"--FeatureFlags:File={FlagsFile}",
+                $"--Parameters:{SystemContract.AdminKeyParameter}={AdminKey}",
+                // The dashboard's own addresses, free ones: Aspire.Hosting.Testing's defaults are fixed ports.
+                $"--ASPNETCORE_URLS=http://localhost:{FreePort()}",
+                $"--ASPIRE_DASHBOARD_OTLP_ENDPOINT_URL=http://localhost:{FreePort()}",
+                // The key of the dashboard's telemetry API (what the Aspire CLI sends); else one is generated.
+                $"--AppHost:DashboardApiKey={DashboardApiKey}",
+            ],
+            (application, _) => application.DisableDashboard = false,
+            timeout.Token);
+        builder.CreateResourceBuilder<ProjectResource>(SystemContract.Catalog)
+            .WithEnvironment(SystemContract.CatalogDataDirectory, Path.Combine(_work, "catalog"))
+            .WithEnvironment("Catalog__ProductCount", ProductCount.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        builder.CreateResourceBuilder<ProjectResource>(SystemContract.Uploads)
+            .WithEnvironment(SystemContract.UploadsDataDirectory, UploadsDirectory);
+
+        App = await builder.BuildAsync(timeout.Token);
+        await App.StartAsync(timeout.Token);
+        foreach (var name in ServiceNames)
+        {
+            var ready = await App.ResourceNotifications.WaitForResourceHealthyAsync(name, timeout.Token);
+            if (ready.Snapshot.Properties.FirstOrDefault(p => p.Name == "executable.pid")?.Value is { } pid)
+            {
+                ProcessIds[name] = Convert.ToInt32(pid, System.Globalization.CultureInfo.InvariantCulture);
+            }
+        }
+
+        LoadGenStateAtStart = App.ResourceNotifications.TryGetCurrentState(SystemContract.LoadGen, out var loadGen)
+            ? loadGen.Snapshot.State?.Text
+            : null;
+        // Proxied, so Aspire.Hosting.Testing gave it a random port: ask the resource.
+        Dashboard = App.GetEndpoint("aspire-dashboard", "http");
+        Gateway = App.CreateHttpClient(SystemContract.Gateway);
+        Gateway.Timeout = TimeSpan.FromSeconds(60);
+    }
+
+    public ResourceCommandService Commands => App.Services.GetRequiredService<ResourceCommandService>();
+
+    public async ValueTask DisposeAsync()
+    {
+        GC.SuppressFinalize(this);
+        Gateway?.Dispose();
+        if (App is not null)
+        {
+            using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(1));
+            try
+            {
+                await App.StopAsync(timeout.Token);
+            }
+            finally
+            {
+                await App.DisposeAsync();
+            }
+        }
+
+        try
+        {
+            Directory.Delete(_work, recursive: true);
+        }
+        catch (IOException)
+        {
+            // Best effort: a temp folder.
+        }
+    }
+
+    private static int FreePort()
+    {
+        using var probe = new TcpListener(IPAddress.Loopback, 0);
+        probe.Start();
+        return ((IPEndPoint)probe.LocalEndpoint).Port;
+    }
+}

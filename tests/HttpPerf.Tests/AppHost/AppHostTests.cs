@@ -1,0 +1,321 @@
+using System.Diagnostics;
+using System.Net.Http.Json;
+using System.Text.Json;
+using Aspire.Hosting;
+using Aspire.Hosting.ApplicationModel;
+using Aspire.Hosting.Testing;
+using HttpPerf.ServiceDefaults;
+using HttpPerf.ServiceDefaults.Flags;
+using HttpPerf.Tests.Infrastructure;
+using Microsoft.Extensions.Diagnostics.HealthChecks;
+
+namespace HttpPerf.Tests.AppHost;
+
+/// <summary>
+/// The AppHost as a user runs it: its resources, its dashboard commands and the Gateway it puts in front, one
+/// instance for the class (each test leaves the flags as it found them).
+/// </summary>
+public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostFixture>
+{
+    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
+
+    [Fact]
+    public async Task Services_become_healthy_and_LoadGen_waits_to_be_started()
+    {
+        foreach (var name in AppHostFixture.ServiceNames)
+        {
+            Assert.True(system.App.ResourceNotifications.TryGetCurrentState(name, out var state), name);
+            Assert.Equal(KnownResourceStates.Running, state.Snapshot.State?.Text);
+            Assert.Equal(HealthStatus.Healthy, state.Snapshot.HealthStatus);
+        }
+
+        Assert.Equal(KnownResourceStates.NotStarted, system.LoadGenStateAtStart);
+        using var live = await system.Gateway.GetAsync("/api/products", Cancel);
+        Assert.Equal(200, (int)live.StatusCode);
+    }
+
+    [Fact]
+    public void Each_service_calls_what_the_contract_says_straight_at_its_Kestrel()
+    {
+        // Read from the processes themselves: what DCP really handed each service.
+        var environments = AppHostFixture.ServiceNames.ToDictionary(name => name, name => ProcessTree.Environment(system.ProcessIds[name]));
+        foreach (var spec in SystemContract.Services)
+        {
+            var addresses = environments[spec.Name].Keys.Where(k => k.StartsWith("services__", StringComparison.Ordinal)).Order().ToList();
+            Assert.Equal([.. spec.Calls.Select(c => SystemContract.ServiceAddress(c, 0)).Order()], addresses);
+            foreach (var called in spec.Calls)
+            {
+                // No DCP proxy between them: the address called is the one the service listens on.
+                Assert.Equal(environments[called]["ASPNETCORE_URLS"].TrimEnd('/'), environments[spec.Name][SystemContract.ServiceAddress(called, 0)].TrimEnd('/'));
+            }
+
+            Assert.Equal(system.FlagsFile, environments[spec.Name][SystemContract.FlagsFile]);
+        }
+    }
+
+    [Fact]
+    public async Task Every_mode_forced_by_header_returns_the_same_bytes_through_the_Gateway()
+    {
+        foreach (var path in new[] { "/api/products", "/api/catalog/products", "/api/catalog/export" })
+        {
+            var answers = new List<Http.Fetched>();
+            foreach (var mode in PerfMode.All)
+            {
+                answers.Add(await Http.GetAsync(system.Gateway, path, mode));
+            }
+
+            Assert.All(answers, a => Assert.Equal(200, a.Status));
+            Assert.Single(answers.Select(a => a.Sha256).Distinct());
+            Assert.True(answers[0].Body.Length > 100_000, $"{path}: {answers[0].Body.Length} bytes");
+        }
+
+        var file = new byte[1_500_000];
+        Random.Shared.NextBytes(file);
+        var expected = Convert.ToHexStringLower(System.Security.Cryptography.SHA256.HashData(file));
+        foreach (var uploadMode in PerfMode.All)
+        {
+            var receipt = await UploadAsync(file, uploadMode);
+            Assert.Equal(expected, receipt.Sha256);
+            foreach (var downloadMode in PerfMode.All)
+            {
+                var download = await Http.GetAsync(system.Gateway, $"/api/uploads/{receipt.Id}", downloadMode);
+                Assert.Equal(200, download.Status);
+                Assert.Equal(expected, download.Sha256);
+            }
+        }
+    }
+
+    [Fact]
+    public async Task Every_flag_command_changes_what_the_Gateway_serves_within_2_s_and_no_other_flag()
+    {
+        var upload = await UploadAsync("flags"u8.ToArray(), mode: null);
+        var expected = await FlagsAsync();
+        try
+        {
+            foreach (var pitfall in Pitfalls.All)
+            {
+                foreach (var variant in pitfall.Variants.Select(v => v.Name).Append(PerfMode.Optimized))
+                {
+                    var result = await system.Commands.ExecuteCommandAsync(pitfall.Service, $"{pitfall.Flag}-{variant}", Cancel);
+                    Assert.True(result.Success, $"{pitfall.Flag}-{variant}: {result.Message}");
+                    expected[pitfall.Flag] = variant;
+                    await AssertServedWithinAsync(pitfall.Flag, variant, upload.Id);
+                    Assert.Equal(expected, await FlagsAsync());
+                }
+            }
+
+            foreach (var variant in PerfMode.All.Append(PerfMode.Optimized))
+            {
+                var result = await system.Commands.ExecuteCommandAsync(SystemContract.Gateway, $"all-flags-{variant}", Cancel);
+                Assert.True(result.Success, $"all-flags-{variant}: {result.Message}");
+                foreach (var pitfall in Pitfalls.All)
+                {
+                    expected[pitfall.Flag] = pitfall.Serving(variant);
+                    await AssertServedWithinAsync(pitfall.Flag, pitfall.Serving(variant), upload.Id);
+                }
+
+                Assert.Equal(expected, await FlagsAsync());
+            }
+        }
+        finally
+        {
+            await system.Commands.ExecuteCommandAsync(SystemContract.Gateway, $"all-flags-{PerfMode.Optimized}", Cancel);
+        }
+    }
+
+    [Fact]
+    public async Task A_command_the_admin_API_refuses_reports_failure_with_a_message()
+    {
+        var original = await File.ReadAllTextAsync(system.FlagsFile, Cancel);
+        await File.WriteAllTextAsync(system.FlagsFile, "{ this is not json", Cancel);
+        try
+        {
+            var result = await system.Commands.ExecuteCommandAsync(SystemContract.Catalog, $"{Pitfalls.CatalogSerialization}-{PerfMode.Naive}", Cancel);
+            Assert.False(result.Success);
+            Assert.Contains("503", result.Message, StringComparison.Ordinal);
+            Assert.Equal("{ this is not json", await File.ReadAllTextAsync(system.FlagsFile, Cancel));
+        }
+        finally
+        {
+            await File.WriteAllTextAsync(system.FlagsFile, original, Cancel);
+        }
+
+        // And once the file parses again, the same command goes through.
+        var deadline = Stopwatch.StartNew();
+        ExecuteCommandResult again;
+        do
+        {
+            await Task.Delay(200, Cancel);
+            again = await system.Commands.ExecuteCommandAsync(SystemContract.Catalog, $"{Pitfalls.CatalogSerialization}-{PerfMode.Optimized}", Cancel);
+        }
+        while (!again.Success && deadline.Elapsed < TimeSpan.FromSeconds(10));
+        Assert.True(again.Success, again.Message);
+    }
+
+    [Fact]
+    public async Task LoadGen_started_from_its_command_follows_the_flags_and_takes_rate_and_mode_live()
+    {
+        var start = await system.Commands.ExecuteCommandAsync(SystemContract.LoadGen, KnownResourceCommands.StartCommand, Cancel);
+        Assert.True(start.Success, start.Message);
+        try
+        {
+            using (var running = new CancellationTokenSource(TimeSpan.FromMinutes(2)))
+            {
+                await system.App.ResourceNotifications.WaitForResourceAsync(SystemContract.LoadGen, KnownResourceStates.Running, running.Token);
+            }
+
+            using var control = system.App.CreateHttpClient(SystemContract.LoadGen, "control");
+
+            // Following the flags: what the Gateway saw served is what the flags file says.
+            var naive = await system.Commands.ExecuteCommandAsync(SystemContract.Catalog, $"{Pitfalls.CatalogSerialization}-{PerfMode.Naive}", Cancel);
+            Assert.True(naive.Success, naive.Message);
+            await WaitForLiveAsync(routes => routes.Any(r => r.Route == "catalog" && r.ServedBy.Contains($"{Pitfalls.CatalogSerialization}={PerfMode.Naive}", StringComparison.Ordinal)), "catalog served naive, as the flag says");
+
+            var rate = await system.Commands.ExecuteCommandAsync(SystemContract.LoadGen, "rate-5", Cancel);
+            Assert.True(rate.Success, rate.Message);
+            Assert.Equal(5.0, await control.GetFromJsonAsync<double>("/rate", Cancel));
+
+            var ab = await system.Commands.ExecuteCommandAsync(SystemContract.LoadGen, "mode-ab", Cancel);
+            Assert.True(ab.Success, ab.Message);
+            Assert.Equal("both", await control.GetFromJsonAsync<string>("/mode", Cancel));
+            await system.Commands.ExecuteCommandAsync(SystemContract.Catalog, $"{Pitfalls.CatalogSerialization}-{PerfMode.Optimized}", Cancel);
+            await WaitForLiveAsync(routes => routes.Any(r => r.Route == "products" && r.Variant == PerfMode.Naive && r.Requests > 0)
+                                          && routes.Any(r => r.Route == "products" && r.Variant == PerfMode.Optimized && r.Requests > 0), "products both naive and optimized, by header");
+        }
+        finally
+        {
+            await system.Commands.ExecuteCommandAsync(SystemContract.LoadGen, KnownResourceCommands.StopCommand, Cancel);
+            await system.Commands.ExecuteCommandAsync(SystemContract.Gateway, $"all-flags-{PerfMode.Optimized}", Cancel);
+        }
+    }
+
+    [Fact]
+    public async Task After_a_naive_command_the_dashboard_holds_one_trace_across_gateway_frontend_and_catalog_naming_the_rung()
+    {
+        var command = await system.Commands.ExecuteCommandAsync(SystemContract.Frontend, $"{Pitfalls.FrontendCatalogClient}-{PerfMode.Naive}", Cancel);
+        Assert.True(command.Success, command.Message);
+        try
+        {
+            await AssertServedWithinAsync(Pitfalls.FrontendCatalogClient, PerfMode.Naive, uploadId: null);
+            var traceId = ActivityTraceId.CreateRandom().ToHexString();
+            using (var request = new HttpRequestMessage(HttpMethod.Get, "/api/products"))
+            {
+                request.Headers.Add("traceparent", $"00-{traceId}-{ActivitySpanId.CreateRandom().ToHexString()}-01");
+                using var response = await system.Gateway.SendAsync(request, Cancel);
+                Assert.Equal(200, (int)response.StatusCode);
+                await response.Content.ReadAsByteArrayAsync(Cancel);
+            }
+
+            // The dashboard's own telemetry API (what `aspire otel spans` reads): the spans it received.
+            using var dashboard = new HttpClient { BaseAddress = system.Dashboard };
+            dashboard.DefaultRequestHeaders.Add("x-api-key", system.DashboardApiKey);
+            IReadOnlyList<DashboardSpans.Span> spans = [];
+            var deadline = Stopwatch.StartNew();
+            while (deadline.Elapsed < TimeSpan.FromSeconds(30))
+            {
+                spans = await DashboardSpans.GetAsync(dashboard, traceId, Cancel);
+                if (new[] { "gateway", "frontend", "catalog" }.All(s => spans.Any(span => span.Service == s)))
+                {
+                    break;
+                }
+
+                await Task.Delay(500, Cancel);
+            }
+
+            Assert.Equal(["catalog", "frontend", "gateway"], spans.Select(s => s.Service).Distinct().Order());
+            Assert.Contains(spans, s => s.Service == "frontend" && (s.Attributes.GetValueOrDefault("perf.variants") ?? "").Contains($"{Pitfalls.FrontendCatalogClient}={PerfMode.Naive}", StringComparison.Ordinal));
+            // The Gateway's server span, the one ASP.NET Core names by route (YARP's proxy.forwarder span is of server kind too).
+            var gatewayServer = Assert.Single(spans, s => s.Service == "gateway" && s.Kind == 2 && s.Name.StartsWith("GET /api/products", StringComparison.Ordinal));
+            Assert.Contains(gatewayServer.Attributes.GetValueOrDefault("perf.mode"), new[] { PerfMode.Naive, "mixed" });
+        }
+        finally
+        {
+            await system.Commands.ExecuteCommandAsync(SystemContract.Frontend, $"{Pitfalls.FrontendCatalogClient}-{PerfMode.Optimized}", Cancel);
+        }
+    }
+
+    /// <summary>Polls the request that reaches <paramref name="flag"/> until <c>X-Perf-Variants</c> names <paramref name="variant"/>, for at most 2 s.</summary>
+    private async Task AssertServedWithinAsync(string flag, string variant, string? uploadId)
+    {
+        var wanted = $"{flag}={variant}";
+        var clock = Stopwatch.StartNew();
+        var served = "";
+        while (clock.Elapsed < TimeSpan.FromSeconds(2))
+        {
+            served = flag switch
+            {
+                Pitfalls.CatalogSerialization => (await Http.GetAsync(system.Gateway, "/api/catalog/products")).Variants,
+                Pitfalls.CatalogWriteStrategy => (await Http.GetAsync(system.Gateway, "/api/catalog/export")).Variants,
+                Pitfalls.UploadsReader => (await UploadWithVariantsAsync()).Variants,
+                Pitfalls.UploadsDownload => (await Http.GetAsync(system.Gateway, $"/api/uploads/{uploadId}")).Variants,
+                _ => (await Http.GetAsync(system.Gateway, "/api/products")).Variants,
+            };
+            if (served.Split(", ").Contains(wanted))
+            {
+                return;
+            }
+
+            await Task.Delay(50, Cancel);
+        }
+
+        Assert.Fail($"{wanted} not served within 2 s: the Gateway answered X-Perf-Variants: {served}");
+    }
+
+    private async Task<Dictionary<string, string>> FlagsAsync()
+    {
+        using var request = new HttpRequestMessage(HttpMethod.Get, "/admin/flags");
+        request.Headers.Add("X-Admin-Key", system.AdminKey);
+        using var response = await system.Gateway.SendAsync(request, Cancel);
+        response.EnsureSuccessStatusCode();
+        var flags = await response.Content.ReadFromJsonAsync<List<FlagRow>>(Cancel);
+        return flags!.ToDictionary(f => f.Flag, f => f.Variant);
+    }
+
+    private async Task<UploadReceipt> UploadAsync(byte[] file, string? mode)
+    {
+        var (receipt, _) = await PostUploadAsync(file, mode);
+        return receipt;
+    }
+
+    private async Task<(UploadReceipt Receipt, string Variants)> UploadWithVariantsAsync() => await PostUploadAsync("probe"u8.ToArray(), null);
+
+    private async Task<(UploadReceipt Receipt, string Variants)> PostUploadAsync(byte[] file, string? mode)
+    {
+        var body = Multipart.Body([new Multipart.Part("file.bin", "application/octet-stream", file)]);
+        using var request = new HttpRequestMessage(HttpMethod.Post, "/api/uploads") { Content = Multipart.Content(body) };
+        if (mode is not null)
+        {
+            request.Headers.Add(Http.ModeHeader, mode);
+        }
+
+        using var response = await system.Gateway.SendAsync(request, Cancel);
+        Assert.Equal(201, (int)response.StatusCode);
+        var receipts = await response.Content.ReadFromJsonAsync<List<UploadReceipt>>(Cancel);
+        var variants = response.Headers.TryGetValues(Http.VariantsHeader, out var values) ? string.Join(", ", values) : "";
+        return (Assert.Single(receipts!), variants);
+    }
+
+    private async Task WaitForLiveAsync(Func<IReadOnlyList<LiveRoute>, bool> condition, string what)
+    {
+        var deadline = Stopwatch.StartNew();
+        IReadOnlyList<LiveRoute> routes = [];
+        while (deadline.Elapsed < TimeSpan.FromSeconds(45))
+        {
+            routes = (await system.Gateway.GetFromJsonAsync<LiveDocument>("/live", Cancel))!.Routes;
+            if (condition(routes))
+            {
+                return;
+            }
+
+            await Task.Delay(500, Cancel);
+        }
+
+        Assert.Fail($"Not seen within 45 s: {what}. The Gateway's last minute: {JsonSerializer.Serialize(routes)}");
+    }
+
+    private sealed record FlagRow(string Flag, string Variant);
+
+    private sealed record LiveDocument(IReadOnlyList<LiveRoute> Routes);
+
+    private sealed record LiveRoute(string Route, string Variant, string ServedBy, long Requests);
+}

@@ -1,0 +1,58 @@
+using System.Text.Json;
+
+namespace HttpPerf.Tests.AppHost;
+
+/// <summary>
+/// Spans as the Aspire dashboard holds them, read from its telemetry API (<c>GET /api/telemetry/spans</c>, the one
+/// <c>aspire otel spans</c> reads), which answers in OTLP JSON.
+/// </summary>
+public static class DashboardSpans
+{
+    public sealed record Span(string Service, string TraceId, string Name, int Kind, IReadOnlyDictionary<string, string> Attributes);
+
+    public static async Task<IReadOnlyList<Span>> GetAsync(HttpClient dashboard, string traceId, CancellationToken cancellationToken)
+    {
+        using var response = await dashboard.GetAsync($"/api/telemetry/spans?traceId={traceId}&limit=1000", cancellationToken);
+        if (!response.IsSuccessStatusCode)
+        {
+            throw new HttpRequestException($"The dashboard's telemetry API answered {(int)response.StatusCode}: {await response.Content.ReadAsStringAsync(cancellationToken)}");
+        }
+
+        using var document = JsonDocument.Parse(await response.Content.ReadAsStreamAsync(cancellationToken));
+        var spans = new List<Span>();
+        if (!document.RootElement.TryGetProperty("data", out var data) || !data.TryGetProperty("resourceSpans", out var resourceSpans))
+        {
+            return spans;
+        }
+
+        foreach (var resource in resourceSpans.EnumerateArray())
+        {
+            var service = Attributes(resource.GetProperty("resource")).GetValueOrDefault("service.name") ?? "";
+            foreach (var scope in resource.GetProperty("scopeSpans").EnumerateArray())
+            {
+                foreach (var span in scope.GetProperty("spans").EnumerateArray())
+                {
+                    var kind = span.TryGetProperty("kind", out var k) && k.ValueKind == JsonValueKind.Number ? k.GetInt32() : 0;
+                    spans.Add(new Span(service, span.GetProperty("traceId").GetString()!, span.GetProperty("name").GetString()!, kind, Attributes(span)));
+                }
+            }
+        }
+
+        return spans;
+    }
+
+    private static Dictionary<string, string> Attributes(JsonElement owner)
+    {
+        var attributes = new Dictionary<string, string>();
+        if (owner.TryGetProperty("attributes", out var list))
+        {
+            foreach (var attribute in list.EnumerateArray())
+            {
+                var value = attribute.GetProperty("value");
+                attributes[attribute.GetProperty("key").GetString()!] = value.EnumerateObject().FirstOrDefault().Value.ToString();
+            }
+        }
+
+        return attributes;
+    }
+}
