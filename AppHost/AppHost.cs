@@ -78,4 +78,7 @@ builder.AddProject<Projects.LoadGen>(SystemContract.LoadGen)
     .WithExplicitStart()
     .PublishAsExplicitStart();
 
+// Published with `-p:ContainerPublishers=true`: a Docker Compose file, or a Helm chart (docs/deploy.md).
+builder.WithContainerPublishers();
+
 builder.Build().Run();

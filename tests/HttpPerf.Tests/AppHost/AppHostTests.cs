@@ -164,7 +164,9 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
                 await system.App.ResourceNotifications.WaitForResourceAsync(SystemContract.LoadGen, KnownResourceStates.Running, running.Token);
             }
 
+            // Running is the process started; its control endpoint listens a moment later.
             using var control = system.App.CreateHttpClient(SystemContract.LoadGen, "control");
+            await UntilAsync(async () => (await control.GetAsync("/rate", Cancel)).IsSuccessStatusCode, "LoadGen's control endpoint answers");
 
             // Following the flags: what the Gateway saw served is what the flags file says.
             var naive = await system.Commands.ExecuteCommandAsync(SystemContract.Catalog, $"{Pitfalls.CatalogSerialization}-{PerfMode.Naive}", Cancel);
@@ -214,7 +216,8 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
             while (deadline.Elapsed < TimeSpan.FromSeconds(30))
             {
                 spans = await DashboardSpans.GetAsync(dashboard, traceId, Cancel);
-                if (new[] { "gateway", "frontend", "catalog" }.All(s => spans.Any(span => span.Service == s)))
+                // The Gateway's server span ends last, so it is exported last.
+                if (new[] { "frontend", "catalog" }.All(s => spans.Any(span => span.Service == s)) && spans.Any(IsGatewayServerSpan))
                 {
                     break;
                 }
@@ -224,14 +227,40 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
 
             Assert.Equal(["catalog", "frontend", "gateway"], spans.Select(s => s.Service).Distinct().Order());
             Assert.Contains(spans, s => s.Service == "frontend" && (s.Attributes.GetValueOrDefault("perf.variants") ?? "").Contains($"{Pitfalls.FrontendCatalogClient}={PerfMode.Naive}", StringComparison.Ordinal));
-            // The Gateway's server span, the one ASP.NET Core names by route (YARP's proxy.forwarder span is of server kind too).
-            var gatewayServer = Assert.Single(spans, s => s.Service == "gateway" && s.Kind == 2 && s.Name.StartsWith("GET /api/products", StringComparison.Ordinal));
+            var gatewayServer = Assert.Single(spans, IsGatewayServerSpan);
             Assert.Contains(gatewayServer.Attributes.GetValueOrDefault("perf.mode"), new[] { PerfMode.Naive, "mixed" });
         }
         finally
         {
             await system.Commands.ExecuteCommandAsync(SystemContract.Frontend, $"{Pitfalls.FrontendCatalogClient}-{PerfMode.Optimized}", Cancel);
         }
+    }
+
+    // The Gateway's server span, the one ASP.NET Core names by route (YARP's proxy.forwarder span is of server kind too).
+    private static bool IsGatewayServerSpan(DashboardSpans.Span span) =>
+        span.Service == "gateway" && span.Kind == 2 && span.Name.StartsWith("GET /api/products", StringComparison.Ordinal);
+
+    private static async Task UntilAsync(Func<Task<bool>> condition, string what)
+    {
+        var deadline = Stopwatch.StartNew();
+        while (deadline.Elapsed < TimeSpan.FromSeconds(30))
+        {
+            try
+            {
+                if (await condition())
+                {
+                    return;
+                }
+            }
+            catch (HttpRequestException)
+            {
+                // Not listening yet.
+            }
+
+            await Task.Delay(250, Cancel);
+        }
+
+        Assert.Fail($"Not within 30 s: {what}.");
     }
 
     /// <summary>Polls the request that reaches <paramref name="flag"/> until <c>X-Perf-Variants</c> names <paramref name="variant"/>, for at most 2 s.</summary>

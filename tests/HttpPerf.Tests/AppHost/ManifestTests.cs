@@ -1,0 +1,83 @@
+using System.Diagnostics;
+using System.Text.Json.Nodes;
+using HttpPerf.ServiceDefaults;
+using LoadGen.LocalSystem;
+
+namespace HttpPerf.Tests.AppHost;
+
+/// <summary>
+/// The deployment contract the AppHost publishes with core Aspire's manifest publisher, as a user runs it
+/// (<c>aspire publish --publisher manifest</c> is this command): <c>AppHost --operation publish --publisher manifest</c>.
+/// </summary>
+public sealed class ManifestTests
+{
+    private static readonly string[] Services = [.. SystemContract.Services.Select(s => s.Name), SystemContract.LoadGen];
+
+    [Fact]
+    public async Task The_published_manifest_keeps_flags_in_Redis_the_admin_key_secret_and_LoadGen_waiting()
+    {
+        var root = LocalSystem.RepositoryRoot();
+        // Inside the checkout (artifacts/ is ignored by git), where a user would publish it.
+        var output = Path.Combine(root, "artifacts", $"manifest-{Guid.NewGuid():N}");
+        try
+        {
+            var appHost = LocalSystem.AssemblyPath("AppHost", LocalSystem.CurrentConfiguration);
+            var publish = new ProcessStartInfo("dotnet", ["exec", appHost, "--operation", "publish", "--publisher", "manifest", "--output-path", output])
+            {
+                WorkingDirectory = Path.Combine(root, "AppHost"),
+                RedirectStandardOutput = true,
+                RedirectStandardError = true,
+            };
+            using (var process = Process.Start(publish)!)
+            {
+                using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(2));
+                var log = process.StandardOutput.ReadToEndAsync(timeout.Token);
+                var errors = process.StandardError.ReadToEndAsync(timeout.Token);
+                await process.WaitForExitAsync(timeout.Token);
+                Assert.True(process.ExitCode == 0, $"publish exited {process.ExitCode}: {await log} {await errors}");
+            }
+
+            var text = await File.ReadAllTextAsync(Path.Combine(output, "aspire-manifest.json"), TestContext.Current.CancellationToken);
+            var resources = JsonNode.Parse(text)!["resources"]!.AsObject();
+
+            // Flags in Redis, given to every service as ConnectionStrings__flags; no flags file.
+            Assert.Equal("container.v0", (string?)resources[SystemContract.FlagsConnectionName]!["type"]);
+            Assert.StartsWith("docker.io/library/redis:", (string?)resources[SystemContract.FlagsConnectionName]!["image"]);
+            foreach (var service in Services)
+            {
+                var env = resources[service]!["env"]!.AsObject();
+                Assert.Equal("{flags.connectionString}", (string?)env[SystemContract.FlagsConnectionString]);
+                Assert.False(env.ContainsKey(SystemContract.FlagsFile), $"{service} has {SystemContract.FlagsFile}");
+                Assert.False(Path.IsPathRooted((string?)resources[service]!["path"]), $"{service}: {resources[service]!["path"]}");
+            }
+
+            // Nothing of the publishing machine: no absolute path of the checkout, no temp folder.
+            Assert.DoesNotContain(root, text, StringComparison.Ordinal);
+            Assert.DoesNotContain(Path.GetTempPath(), text, StringComparison.Ordinal);
+
+            // The admin key a secret parameter the deployment must be given; the Gateway reads it, and does not let clients force modes.
+            var adminKey = resources[SystemContract.AdminKeyParameter]!;
+            Assert.Equal("parameter.v0", (string?)adminKey["type"]);
+            Assert.True((bool?)adminKey["inputs"]!["value"]!["secret"]);
+            Assert.Equal($"{{{SystemContract.AdminKeyParameter}.value}}", (string?)resources[SystemContract.Gateway]!["env"]![SystemContract.AdminKey]);
+            Assert.Equal("false", (string?)resources[SystemContract.Gateway]!["env"]![SystemContract.AllowModeOverride]);
+
+            // The replicas parameter, on every service but the Gateway; LoadGen waits to be started.
+            Assert.Equal("parameter.v0", (string?)resources["replicas"]!["type"]);
+            Assert.Equal("2", (string?)resources["replicas"]!["inputs"]!["value"]!["default"]!["value"]);
+            foreach (var service in new[] { SystemContract.Catalog, SystemContract.Frontend, SystemContract.Uploads })
+            {
+                Assert.Equal("{replicas.value}", (string?)resources[service]!["replicas"]);
+            }
+
+            Assert.True((bool?)resources[SystemContract.LoadGen]!["explicitStart"]);
+        }
+        finally
+        {
+            if (Directory.Exists(output))
+            {
+                Directory.Delete(output, recursive: true);
+            }
+        }
+    }
+}
