@@ -16,7 +16,7 @@ public static class GatewayServiceExtensions
     {
         // Routes and clusters live in appsettings.json ("ReverseProxy"). A cluster address such as http://catalog
         // becomes one destination per endpoint service discovery lists (services__catalog__http__0, __1, ...), named
-        // "catalog[http://127.0.0.1:5001]", each balanced and health-checked on its own; it re-resolves when they change.
+        // "catalog[http://127.0.0.1:5001/]", each balanced and health-checked on its own; it re-resolves when they change.
         builder.Services.AddReverseProxy()
             .LoadFromConfig(builder.Configuration.GetSection("ReverseProxy"))
             .AddServiceDiscoveryDestinationResolver()
