@@ -1,4 +1,3 @@
-using Gateway;
 using Gateway.Admin;
 using Gateway.Buffering;
 using Gateway.Edge;
@@ -7,7 +6,6 @@ using Gateway.Replicas;
 using Gateway.Live;
 using HttpPerf.ServiceDefaults.Flags;
 using Yarp.ReverseProxy.Forwarder;
-using Yarp.ReverseProxy.ServiceDiscovery;
 using Yarp.ReverseProxy.Transforms;
 
 namespace Microsoft.Extensions.Hosting;
@@ -16,10 +14,12 @@ public static class GatewayServiceExtensions
 {
     public static IHostApplicationBuilder AddGatewayServices(this IHostApplicationBuilder builder)
     {
-        // Routes and clusters live in appsettings.json ("ReverseProxy"); cluster addresses such as
-        // http://catalog are resolved by service discovery.
+        // Routes and clusters live in appsettings.json ("ReverseProxy"). A cluster address such as http://catalog
+        // becomes one destination per endpoint service discovery lists (services__catalog__http__0, __1, ...), named
+        // "catalog[http://127.0.0.1:5001/]", each balanced and health-checked on its own; it re-resolves when they change.
         builder.Services.AddReverseProxy()
             .LoadFromConfig(builder.Configuration.GetSection("ReverseProxy"))
+            .AddServiceDiscoveryDestinationResolver()
             // The admin key is the Gateway's alone: never forwarded to a service.
             .AddTransforms(transforms =>
             {
@@ -35,7 +35,8 @@ public static class GatewayServiceExtensions
                     return default;
                 });
             });
-        builder.Services.AddSingleton<IDestinationResolver, ServiceDiscoveryDestinationResolver>();
+        // Not the package's AddServiceDiscoveryForwarderFactory: that resolves the name again per request, below YARP,
+        // and would hide the replicas from its balancing, health checks and RetryOnAnotherDestination.
         builder.Services.AddSingleton<IForwarderHttpClientFactory, RotatingConnectionsHttpClientFactory>();
 
         builder.Services.AddPitfall<IExchangeLogger, BufferingExchangeLogger, StreamingExchangeLogger>(IExchangeLogger.Flag);

@@ -1,35 +1,43 @@
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 using StackExchange.Redis;
 
 namespace HttpPerf.ServiceDefaults;
 
 /// <summary>
 /// The one Redis connection of a service (<c>ConnectionStrings:flags</c>, as Aspire's <c>AddRedis("flags")</c> and
-/// <c>WithReference</c> give it): the flags, and the uploads quota shared by Uploads.Api replicas. StackExchange.Redis
-/// multiplexes every call over it and reconnects by itself; <c>AbortOnConnectFail=false</c> lets a service start,
-/// and keep serving, while Redis is out of reach.
+/// <c>WithReference</c> give it): the flags, and the uploads quota shared by Uploads.Api replicas. Aspire's client
+/// integration (Aspire.StackExchange.Redis) registers it as <see cref="IConnectionMultiplexer"/>, with its logging and
+/// a span per Redis command; StackExchange.Redis multiplexes every call over it and reconnects by itself.
 /// </summary>
-public sealed class SharedRedis : IDisposable
+public static class SharedRedis
 {
-    public const string ConnectionName = "flags";
+    public const string ConnectionName = SystemContract.FlagsConnectionName;
 
-    private SharedRedis(ConnectionMultiplexer connection) => Connection = connection;
-
-    public ConnectionMultiplexer Connection { get; }
-
-    public IDatabase Database => Connection.GetDatabase();
-
-    public bool IsConnected => Connection.IsConnected;
-
-    public static SharedRedis Connect(string connectionString)
+    public static void AddSharedRedis(this IHostApplicationBuilder builder)
     {
-        var options = ConfigurationOptions.Parse(connectionString);
-        options.AbortOnConnectFail = false;
-        // Fail a call fast while Redis is away (the default waits 5 s); the flags already loaded stay in force.
-        options.ConnectTimeout = 2_000;
-        options.SyncTimeout = options.AsyncTimeout = 2_000;
-        options.ReconnectRetryPolicy = new ExponentialRetry(deltaBackOffMilliseconds: 250, maxDeltaBackOffMilliseconds: 2_000);
-        return new SharedRedis(ConnectionMultiplexer.Connect(options));
+        // The client's own log: a connection's failures and reconnects (Warning and above), not the 30 Information
+        // lines of every connect's handshake.
+        builder.Logging.AddFilter("StackExchange.Redis", LogLevel.Warning);
+        builder.AddRedisClient(
+            ConnectionName,
+            settings =>
+            {
+                // Aspire's check pings Redis and reports Unhealthy when it cannot: /health would answer 503 during an
+                // outage, and the Gateway (and Compose) would take out every replica of every service, which still
+                // serve with the last flags they loaded. FlagsHealthCheck says Degraded instead (a 200).
+                settings.DisableHealthChecks = true;
+            },
+            options =>
+            {
+                // Connected lazily, when the flags source starts (RedisFlagsSource); a Redis out of reach then, or later,
+                // leaves a disconnected multiplexer that keeps reconnecting, and the service starts and serves. Aspire
+                // defaults to this too; set here so a connection string's abortConnect=true cannot undo it.
+                options.AbortOnConnectFail = false;
+                // Fail a call fast while Redis is away (the default waits 5 s); the flags already loaded stay in force.
+                options.ConnectTimeout = 2_000;
+                options.SyncTimeout = options.AsyncTimeout = 2_000;
+                options.ReconnectRetryPolicy = new ExponentialRetry(deltaBackOffMilliseconds: 250, maxDeltaBackOffMilliseconds: 2_000);
+            });
     }
-
-    public void Dispose() => Connection.Dispose();
 }

@@ -1,4 +1,4 @@
-using HttpPerf.ServiceDefaults;
+using StackExchange.Redis;
 using HttpPerf.ServiceDefaults.Flags;
 using Uploads.Api;
 using Uploads.Api.Download;
@@ -14,7 +14,7 @@ public static class UploadServiceExtensions
         builder.Services.Configure<UploadOptions>(builder.Configuration.GetSection(UploadOptions.Section));
         builder.Services.AddSingleton<StorageQuota>();
         // Replicas sharing one storage directory share one quota through Redis, when the service has it.
-        builder.Services.AddSingleton<IQuotaLedger>(sp => sp.GetService<SharedRedis>() is { } redis
+        builder.Services.AddSingleton<IQuotaLedger>(sp => sp.GetService<IConnectionMultiplexer>() is { } redis
             ? ActivatorUtilities.CreateInstance<RedisQuotaLedger>(sp, redis)
             : new InProcessQuotaLedger());
         builder.Services.AddSingleton<UploadStore>();

@@ -36,7 +36,7 @@ public sealed class FileFlagStore(string path) : IFlagStore
 /// two admins changing two flags never lose one), then a message on a channel that every service subscribes to,
 /// so each applies the change within milliseconds.
 /// </summary>
-public sealed class RedisFlagStore(SharedRedis redis) : IFlagStore
+public sealed class RedisFlagStore(IConnectionMultiplexer redis) : IFlagStore
 {
     public const string Key = "httpperf:flags";
     public static readonly RedisChannel Changed = RedisChannel.Literal("httpperf:flags:changed");
@@ -45,7 +45,7 @@ public sealed class RedisFlagStore(SharedRedis redis) : IFlagStore
     {
         try
         {
-            return Variants(await redis.Database.HashGetAllAsync(Key));
+            return Variants(await redis.GetDatabase().HashGetAllAsync(Key));
         }
         catch (RedisException error)
         {
@@ -57,8 +57,8 @@ public sealed class RedisFlagStore(SharedRedis redis) : IFlagStore
     {
         try
         {
-            await redis.Database.HashSetAsync(Key, changes.Select(c => new HashEntry(c.Key, c.Value)).ToArray());
-            await redis.Connection.GetSubscriber().PublishAsync(Changed, "set");
+            await redis.GetDatabase().HashSetAsync(Key, changes.Select(c => new HashEntry(c.Key, c.Value)).ToArray());
+            await redis.GetSubscriber().PublishAsync(Changed, "set");
         }
         catch (RedisException error)
         {

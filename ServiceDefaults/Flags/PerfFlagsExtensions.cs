@@ -22,11 +22,13 @@ public static class PerfFlagsExtensions
     /// </summary>
     public static IHostApplicationBuilder AddPerfFlags(this IHostApplicationBuilder builder)
     {
-        if (builder.Configuration.GetConnectionString(SharedRedis.ConnectionName) is { Length: > 0 } connectionString)
+        if (builder.Configuration.GetConnectionString(SharedRedis.ConnectionName) is { Length: > 0 })
         {
-            var redis = SharedRedis.Connect(connectionString);
-            builder.Configuration.Add(new RedisFlagsSource(redis));
-            builder.Services.AddSingleton(redis);
+            builder.AddSharedRedis();
+            var source = new RedisFlagsSource();
+            builder.Configuration.Add(source);
+            builder.Services.AddSingleton(source);
+            builder.Services.AddHostedService<RedisFlagsStartup>();
             builder.Services.AddSingleton<IFlagStore, RedisFlagStore>();
         }
         else if (builder.Configuration[FileKey] is { Length: > 0 } file)

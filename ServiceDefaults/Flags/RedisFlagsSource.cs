@@ -1,6 +1,7 @@
 using System.Text;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Configuration.Json;
+using Microsoft.Extensions.Hosting;
 using StackExchange.Redis;
 
 namespace HttpPerf.ServiceDefaults.Flags;
@@ -12,46 +13,51 @@ namespace HttpPerf.ServiceDefaults.Flags;
 /// of reach it keeps the flags it last loaded: a service never falls back to the defaults on its own. A Redis that
 /// comes back empty (restarted without persistence) gets those flags written back, each only if still unset, so
 /// the admin page and every replica go on agreeing with what is served.
+/// The connection is Aspire's (<see cref="SharedRedis"/>), a DI singleton that exists only once the host is built,
+/// after configuration: so the source is empty until <see cref="RedisFlagsStartup"/> hands it the connection as
+/// the host starts, before Kestrel listens, and the first request already sees the flags in Redis.
 /// </summary>
-internal sealed class RedisFlagsSource(SharedRedis redis) : IConfigurationSource
+internal sealed class RedisFlagsSource : IConfigurationSource
 {
-    public IConfigurationProvider Build(IConfigurationBuilder builder) => new Provider(redis);
+    private readonly Provider _provider = new();
 
-    private sealed class Provider : JsonStreamConfigurationProvider
+    public IConfigurationProvider Build(IConfigurationBuilder builder) => _provider;
+
+    /// <summary>Loads what Redis has now (nothing while it is out of reach: every flag optimized, and Degraded health), then follows it.</summary>
+    public Task ConnectAsync(IConnectionMultiplexer redis) => _provider.ConnectAsync(redis);
+
+    private sealed class Provider() : JsonStreamConfigurationProvider(new JsonStreamConfigurationSource())
     {
-        private readonly SharedRedis _redis;
+        private IConnectionMultiplexer? _redis;
         private Dictionary<string, string>? _loaded;
 
-        public Provider(SharedRedis redis) : base(new JsonStreamConfigurationSource())
-        {
-            _redis = redis;
-            redis.Connection.GetSubscriber().Subscribe(RedisFlagStore.Changed, (_, _) => _ = ReloadAsync());
-            redis.Connection.ConnectionRestored += (_, _) => _ = ReloadAsync();
-        }
-
-        /// <summary>At start: whatever Redis has now (every flag optimized while it is out of reach, and Degraded health).</summary>
+        /// <summary>Nothing to read before the host starts; what was loaded stays when configuration is rebuilt.</summary>
         public override void Load()
         {
-            try
-            {
-                Apply(_redis.Database.HashGetAll(RedisFlagStore.Key));
-            }
-            catch (RedisException)
-            {
-                // Out of reach at start: nothing loaded yet; the health check says Degraded until it reconnects.
-            }
+        }
+
+        public async Task ConnectAsync(IConnectionMultiplexer redis)
+        {
+            _redis = redis;
+            // Fire and forget: the handler is registered at once, and StackExchange.Redis sends SUBSCRIBE again on every
+            // (re)connect. Awaited, it throws after 2 s while Redis is away, and the host does not start
+            // (ReplicaTests.A_system_started_while_Redis_is_away_...).
+            await redis.GetSubscriber().SubscribeAsync(RedisFlagStore.Changed, (_, _) => _ = ReloadAsync(), CommandFlags.FireAndForget);
+            redis.ConnectionRestored += (_, _) => _ = ReloadAsync();
+            await ReloadAsync();
         }
 
         private async Task ReloadAsync()
         {
+            var database = _redis!.GetDatabase();
             try
             {
-                var entries = await _redis.Database.HashGetAllAsync(RedisFlagStore.Key);
+                var entries = await database.HashGetAllAsync(RedisFlagStore.Key);
                 if (entries.Length == 0 && _loaded is { } loaded)
                 {
                     foreach (var (flag, variant) in loaded)
                     {
-                        await _redis.Database.HashSetAsync(RedisFlagStore.Key, flag, variant, When.NotExists);
+                        await database.HashSetAsync(RedisFlagStore.Key, flag, variant, When.NotExists);
                     }
 
                     return;
@@ -62,7 +68,7 @@ internal sealed class RedisFlagsSource(SharedRedis redis) : IConfigurationSource
             }
             catch (RedisException)
             {
-                // Gone again: the last flags loaded stay in force; the next reconnect reloads.
+                // Out of reach (at start, or gone again): the last flags loaded stay in force; the next reconnect reloads.
             }
         }
 
@@ -74,4 +80,20 @@ internal sealed class RedisFlagsSource(SharedRedis redis) : IConfigurationSource
             Load(json); // the JSON provider's parser: the same keys as the flags file
         }
     }
+}
+
+/// <summary>Connects <see cref="RedisFlagsSource"/> in the host's first start step, before any hosted service (Kestrel included) starts.</summary>
+internal sealed class RedisFlagsStartup(RedisFlagsSource source, IConnectionMultiplexer redis) : IHostedLifecycleService
+{
+    public Task StartingAsync(CancellationToken cancellationToken) => source.ConnectAsync(redis);
+
+    public Task StartAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
+    public Task StartedAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
+    public Task StoppingAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
+    public Task StoppedAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
+    public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 }

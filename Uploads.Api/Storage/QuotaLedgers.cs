@@ -1,4 +1,3 @@
-using HttpPerf.ServiceDefaults;
 using StackExchange.Redis;
 
 namespace Uploads.Api.Storage;
@@ -70,7 +69,7 @@ public sealed class InProcessQuotaLedger : IQuotaLedger
 /// The stored bytes are recounted from disk at each start; a commit racing that recount may be missed until the
 /// next one. While Redis is out of reach an upload is refused with a 503: the quota cannot be checked.
 /// </summary>
-public sealed partial class RedisQuotaLedger(SharedRedis redis, ILogger<RedisQuotaLedger> logger) : IQuotaLedger
+public sealed partial class RedisQuotaLedger(IConnectionMultiplexer redis, ILogger<RedisQuotaLedger> logger) : IQuotaLedger
 {
     private static readonly RedisKey Stored = "httpperf:uploads:stored";
     private static readonly RedisKey Reserved = "httpperf:uploads:reserved";
@@ -98,7 +97,7 @@ public sealed partial class RedisQuotaLedger(SharedRedis redis, ILogger<RedisQuo
     public async Task StartAsync(long storedBytes, string instance, IReadOnlyList<string> goneInstances)
     {
         _instance = instance;
-        var batch = redis.Database.CreateBatch();
+        var batch = redis.GetDatabase().CreateBatch();
         var forget = batch.HashDeleteAsync(Reserved, [instance, .. goneInstances.Select(g => (RedisValue)g)]);
         var recount = batch.StringSetAsync(Stored, storedBytes);
         batch.Execute();
@@ -116,7 +115,7 @@ public sealed partial class RedisQuotaLedger(SharedRedis redis, ILogger<RedisQuo
     {
         try
         {
-            return (long)await redis.Database.ScriptEvaluateAsync(ReserveScript, [Stored, Reserved], [_instance, needed, wanted, maxStoredBytes]);
+            return (long)await redis.GetDatabase().ScriptEvaluateAsync(ReserveScript, [Stored, Reserved], [_instance, needed, wanted, maxStoredBytes]);
         }
         catch (RedisException error)
         {
@@ -125,10 +124,10 @@ public sealed partial class RedisQuotaLedger(SharedRedis redis, ILogger<RedisQuo
     }
 
     public Task CommitAsync(long written, long reserved) =>
-        RunAsync("count a committed upload", redis.Database.ScriptEvaluateAsync(CommitScript, [Stored, Reserved], [_instance, written, reserved]));
+        RunAsync("count a committed upload", redis.GetDatabase().ScriptEvaluateAsync(CommitScript, [Stored, Reserved], [_instance, written, reserved]));
 
     public Task ReleaseAsync(long reserved) =>
-        RunAsync("release a reservation", redis.Database.HashIncrementAsync(Reserved, _instance, -reserved));
+        RunAsync("release a reservation", redis.GetDatabase().HashIncrementAsync(Reserved, _instance, -reserved));
 
     /// <summary>A count that could not be updated is logged, not thrown: the upload itself is already stored or gone.</summary>
     private async Task RunAsync(string what, Task call)

@@ -146,6 +146,36 @@ public sealed class ReplicaTests
     }
 
     /// <summary>
+    /// A service whose Redis is away when it starts still starts (a subscription that cannot be sent yet must not
+    /// stop the host), serves every flag optimized and says Degraded, then loads and follows Redis once it is back.
+    /// </summary>
+    [Fact]
+    public async Task A_system_started_while_Redis_is_away_serves_every_flag_optimized_then_follows_Redis_when_it_is_back()
+    {
+        if (!RedisServer.IsInstalled)
+        {
+            Assert.Skip($"{RedisServer.Executable} is not installed (apt-get install redis-server; .ci/run does)");
+        }
+
+        await using var redis = await RedisServer.StartAsync();
+        await redis.StopAsync();
+        var adminKey = $"replica-admin-key-{Guid.NewGuid():N}";
+        var options = new LocalSystemOptions { ProductCount = ProductCount, RedisConnectionString = redis.ConnectionString, AdminKey = adminKey };
+        await using var system = await LocalSystem.StartAsync(options, Cancel);
+        using var catalog = new HttpClient { BaseAddress = system.CatalogReplicas[0].BaseAddress };
+        Assert.Equal("Degraded", await catalog.GetStringAsync("/health", Cancel));
+        Assert.All((await catalog.GetFromJsonAsync<Dictionary<string, string>>("/flags", Cancel))!.Values, v => Assert.Equal(PerfMode.Optimized, v));
+
+        await redis.StartAgainAsync();
+        await WaitUntilAsync(async () => await catalog.GetStringAsync("/health", Cancel) == "Healthy", "Catalog healthy once Redis is back");
+        using var gateway = new HttpClient { BaseAddress = system.Gateway.BaseAddress };
+        gateway.DefaultRequestHeaders.Add("X-Admin-Key", adminKey);
+        await WaitUntilAsync(async () => (await gateway.GetAsync("/admin/flags", Cancel)).IsSuccessStatusCode, "the admin API reading Redis");
+        var took = await SetFlagAsync(gateway, system.CatalogReplicas, Pitfalls.CatalogSerialization, PerfMode.Naive);
+        Assert.True(took < TimeSpan.FromSeconds(2), $"the Catalog served naive after {took}");
+    }
+
+    /// <summary>
     /// <paramref name="clients"/> loops of catalog GETs through the Gateway for <paramref name="duration"/>, with
     /// <paramref name="kill"/> run after <paramref name="killAfter"/>: how many requests ran, and how long after the
     /// kill (once the process is gone) each failed one started and ended, and why (a failure is anything but a 200 with the whole body).
