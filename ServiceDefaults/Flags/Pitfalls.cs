@@ -65,6 +65,7 @@ public static class Pitfalls
             "rows are written to the PipeWriter and flushed every 64 KB"),
         new(UploadsReader, "uploads",
             "IFormFile: the form is buffered (memory, then a temp file) before the files are copied to storage",
+            "MultipartReader: each file section streams straight to storage, hashed on the way",
             "MultipartReader: each file section streams straight to storage, hashed on the way"),
         new(UploadsDownload, "uploads",
             "the whole file is read into a byte array, then written",

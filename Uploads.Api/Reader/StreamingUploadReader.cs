@@ -11,7 +11,7 @@ namespace Uploads.Api.Reader;
 /// Measured through the Gateway: 178 MiB/s for 100 MiB (1.77x naive; docs/results/bench, a quiet 2-core machine; the raw
 /// sink 532 MiB/s), 174 MiB/s for 1 GiB (2.66x; docs/results/uploads-1gib; the sink 292 MiB/s), no temp file.
 /// </summary>
-public sealed class MultipartUploadReader(UploadRules rules, UploadStore store) : IUploadReader
+public sealed class StreamingUploadReader(UploadRules rules, UploadStore store) : IUploadReader
 {
     private const int BufferSize = 64 * 1024;
 
