@@ -25,7 +25,7 @@ public static class UploadServiceExtensions
         builder.Services.AddPitfall<IUploadReader>(IUploadReader.Flag)
             .Variant<FormFileUploadReader>(PerfMode.Naive)
             .Variant<StreamingUploadReader>(PerfMode.Streaming)
-            .Variant<StreamingUploadReader>(PerfMode.Optimized);
+            .Variant<PipeUploadReader>(PerfMode.Optimized);
         builder.Services.AddPitfall<IDownloadWriter, ByteArrayDownloadWriter, PhysicalFileDownloadWriter>(IDownloadWriter.Flag);
         return builder;
     }

@@ -45,6 +45,25 @@ public sealed class UploadTests(SmallSystemFixture fixture)
         await AssertNothingLeftBehindAsync();
     }
 
+    [Fact]
+    public async Task Every_rung_stores_the_same_bytes_under_the_same_sha256()
+    {
+        var bytes = RandomNumberGenerator.GetBytes(2 * 1024 * 1024 + 5);
+        var stored = new List<string>();
+        foreach (var mode in new[] { "naive", "streaming", "optimized" })
+        {
+            using var form = new MultipartFormDataContent { { new ByteArrayContent(bytes), "file", "same.bin" } };
+            var (response, receipts) = await UploadAsync(form, mode);
+            Assert.Equal(HttpStatusCode.Created, response.StatusCode);
+            Assert.Contains($"Uploads.Reader={mode}", string.Join(", ", response.Headers.GetValues("X-Perf-Variants")), StringComparison.Ordinal);
+            Assert.Contains(receipts[0].Id, fixture.System.StoredUploads());
+            stored.Add(Sha256(await File.ReadAllBytesAsync(Path.Combine(fixture.System.UploadsDataDirectory, receipts[0].Id, "data"), Cancel)));
+            Assert.Equal(Sha256(bytes), receipts[0].Sha256);
+        }
+
+        Assert.All(stored, sha => Assert.Equal(Sha256(bytes), sha));
+    }
+
     [Theory]
     [MemberData(nameof(Modes))]
     public async Task Several_files_in_one_request_are_all_stored(string mode)
