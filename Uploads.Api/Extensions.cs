@@ -22,7 +22,10 @@ public static class UploadServiceExtensions
         builder.Services.AddSingleton<UploadRules>();
         builder.Services.AddSingleton<UploadMetrics>();
 
-        builder.Services.AddPitfall<IUploadReader, FormFileUploadReader, MultipartUploadReader>(IUploadReader.Flag);
+        builder.Services.AddPitfall<IUploadReader>(IUploadReader.Flag)
+            .Variant<FormFileUploadReader>(PerfMode.Naive)
+            .Variant<StreamingUploadReader>(PerfMode.Streaming)
+            .Variant<PipeUploadReader>(PerfMode.Optimized);
         builder.Services.AddPitfall<IDownloadWriter, ByteArrayDownloadWriter, PhysicalFileDownloadWriter>(IDownloadWriter.Flag);
         return builder;
     }

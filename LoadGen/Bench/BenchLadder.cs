@@ -26,6 +26,12 @@ public static class BenchLadder
             [PerfMode.Streaming] = ["Catalog.Api/Serialization/StreamingCatalogWriter.cs"],
             [PerfMode.Optimized] = ["Catalog.Api/Serialization/FieldByFieldCatalogWriter.cs", "Catalog.Api/Data/ProductRows.cs"],
         },
+        [Pitfalls.UploadsReader] = new()
+        {
+            [PerfMode.Naive] = ["Uploads.Api/Reader/FormFileUploadReader.cs"],
+            [PerfMode.Streaming] = ["Uploads.Api/Reader/StreamingUploadReader.cs"],
+            [PerfMode.Optimized] = ["Uploads.Api/Reader/PipeUploadReader.cs", "Uploads.Api/Reader/MultipartBodyParser.cs", "Uploads.Api/Storage/UploadFileWriter.cs"],
+        },
     };
 
     /// <summary>The hop (the report's service name) that stages <paramref name="pitfall"/>.</summary>

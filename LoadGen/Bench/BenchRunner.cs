@@ -164,6 +164,8 @@ public static class BenchRunner
         var environment = new Dictionary<string, string>
         {
             ["Uploads__EnableSink"] = "true",
+            // Every upload phase stores its warm-up and measured files: 1 GiB runs pass the 10 GiB default quota.
+            ["Uploads__MaxStoredBytes"] = (1L << 40).ToString(System.Globalization.CultureInfo.InvariantCulture),
             ["Catalog__EnableBaseline"] = "true",
             ["Frontend__EnableBaseline"] = "true",
         };

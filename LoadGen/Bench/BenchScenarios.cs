@@ -54,7 +54,7 @@ public static class BenchScenarios
         new("export", "GET /api/catalog/export: Gateway → Catalog.Api, CSV, one short row per product (Catalog.WriteStrategy)",
             Entry.Gateway, CatalogPath, Loaded: false, _ => Get("/api/catalog/export"), null),
         new("upload", "POST /api/uploads: Gateway → Uploads.Api (baseline: the raw sink, which reads and discards)",
-            Entry.Gateway, UploadsPath, Loaded: false, r => Post("/api/uploads", r.UploadBytes), r => Post("/api/uploads/sink", r.UploadBytes)),
+            Entry.Gateway, UploadsPath, Loaded: false, r => Post("/api/uploads", r.UploadBytes), r => Post("/api/uploads/sink", r.UploadBytes), Streaming: true),
         new("download", "GET /api/uploads/{id}: Gateway → Uploads.Api, read with a 64 KB client buffer",
             Entry.Gateway, UploadsPath, Loaded: false, r => Get($"/api/uploads/{r.DownloadId}"), null),
         new("products-direct", "GET /products straight from Frontend.Api → Catalog.Api: with `products`, what the Gateway adds",

@@ -41,7 +41,7 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
         {
             var (size, sha256) = await WriteAndHashAsync(content, Path.Combine(folder, DataName), maxBytes, reservation, cancellationToken);
             var receipt = new UploadReceipt(id, size, sha256, fileName, contentType);
-            await File.WriteAllBytesAsync(Path.Combine(folder, ReceiptName), JsonSerializer.SerializeToUtf8Bytes(receipt, UploadsJsonContext.Default.UploadReceipt), cancellationToken);
+            await WriteReceiptAsync(folder, receipt, cancellationToken);
             return new PendingUpload(receipt, folder, reservation);
         }
         catch
@@ -51,6 +51,25 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
             throw;
         }
     }
+
+    /// <summary>A pending upload that the caller pushes bytes into (the optimized reader); more than <paramref name="maxBytes"/> is a 413.</summary>
+    public UploadFileWriter Begin(string fileName, string contentType, long maxBytes)
+    {
+        var id = Guid.NewGuid().ToString("N");
+        var folder = Directory.CreateDirectory(Path.Combine(Incoming, id)).FullName;
+        try
+        {
+            return new UploadFileWriter(id, folder, Path.Combine(folder, DataName), fileName, contentType, maxBytes, quota.Begin(folder));
+        }
+        catch
+        {
+            Directory.Delete(folder, recursive: true);
+            throw;
+        }
+    }
+
+    internal static Task WriteReceiptAsync(string folder, UploadReceipt receipt, CancellationToken cancellationToken) =>
+        File.WriteAllBytesAsync(Path.Combine(folder, ReceiptName), JsonSerializer.SerializeToUtf8Bytes(receipt, UploadsJsonContext.Default.UploadReceipt), cancellationToken);
 
     /// <summary>The commit: one rename, from this replica's incoming folder to the id every replica serves.</summary>
     internal async Task CommitAsync(PendingUpload pending)

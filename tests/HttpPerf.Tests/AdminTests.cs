@@ -37,7 +37,7 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
     [Theory]
     [InlineData("Catalog.Nonexistent", "\"naive\"")]
     [InlineData("Catalog.Serialization", "\"turbo\"")]
-    [InlineData("Uploads.Reader", "\"streaming\"")]
+    [InlineData("Uploads.Download", "\"streaming\"")]
     [InlineData("Catalog.Serialization", "naive")]
     [InlineData("Catalog.Serialization", "")]
     public async Task An_unknown_flag_or_variant_is_a_400_problem_and_nothing_is_written(string flag, string body)

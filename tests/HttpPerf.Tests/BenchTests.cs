@@ -20,7 +20,7 @@ public sealed class BenchTests
             ("products", 1, BenchRunner.Modes), ("products", 2, BenchRunner.Modes),
             ("catalog", 1, BenchRunner.Modes), ("catalog", 2, BenchRunner.Modes),
             ("export", 1, [BenchRunner.Naive, BenchRunner.Optimized]),
-            ("upload", 1, [BenchRunner.Naive, BenchRunner.Optimized, BenchRunner.Baseline]), ("download", 1, [BenchRunner.Naive, BenchRunner.Optimized]),
+            ("upload", 1, [BenchRunner.Naive, BenchRunner.Optimized, BenchRunner.Baseline, BenchRunner.Streaming]), ("download", 1, [BenchRunner.Naive, BenchRunner.Optimized]),
             ("products-direct", 1, [BenchRunner.Naive, BenchRunner.Optimized, BenchRunner.Baseline]),
         ];
         Assert.Equal(

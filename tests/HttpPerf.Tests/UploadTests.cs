@@ -2,15 +2,18 @@ using System.Net;
 using System.Net.Http.Headers;
 using System.Net.Http.Json;
 using System.Security.Cryptography;
+using HttpPerf.ServiceDefaults.Flags;
 using HttpPerf.Tests.Infrastructure;
 
 namespace HttpPerf.Tests;
 
-/// <summary>Uploads.Api through the Gateway, in both modes of <c>Uploads.Reader</c> and <c>Uploads.Download</c>.</summary>
+/// <summary>Uploads.Api through the Gateway, in every rung of <c>Uploads.Reader</c> and both of <c>Uploads.Download</c>.</summary>
 [Collection(SmallSystemCollection.Name)]
 public sealed class UploadTests(SmallSystemFixture fixture)
 {
-    public static TheoryData<string> Modes => new() { "naive", "optimized" };
+    public static TheoryData<string> Modes => new() { "naive", "streaming", "optimized" };
+
+    public static TheoryData<string> GatewayModes => new() { "naive", "optimized" };
 
     private static CancellationToken Cancel => TestContext.Current.CancellationToken;
 
@@ -24,7 +27,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
         var (response, receipts) = await UploadAsync(form, mode);
 
         Assert.Equal(HttpStatusCode.Created, response.StatusCode);
-        Assert.Equal($"Gateway.Buffering={mode}, Uploads.Reader={mode}", string.Join(", ", response.Headers.GetValues("X-Perf-Variants")));
+        Assert.Equal($"Gateway.Buffering={GatewayServing(mode)}, Uploads.Reader={mode}", string.Join(", ", response.Headers.GetValues("X-Perf-Variants")));
         var receipt = Assert.Single(receipts);
         Assert.Equal(bytes.Length, receipt.Size);
         Assert.Equal(Sha256(bytes), receipt.Sha256);
@@ -40,6 +43,25 @@ public sealed class UploadTests(SmallSystemFixture fixture)
         }
 
         await AssertNothingLeftBehindAsync();
+    }
+
+    [Fact]
+    public async Task Every_rung_stores_the_same_bytes_under_the_same_sha256()
+    {
+        var bytes = RandomNumberGenerator.GetBytes(2 * 1024 * 1024 + 5);
+        var stored = new List<string>();
+        foreach (var mode in new[] { "naive", "streaming", "optimized" })
+        {
+            using var form = new MultipartFormDataContent { { new ByteArrayContent(bytes), "file", "same.bin" } };
+            var (response, receipts) = await UploadAsync(form, mode);
+            Assert.Equal(HttpStatusCode.Created, response.StatusCode);
+            Assert.Contains($"Uploads.Reader={mode}", string.Join(", ", response.Headers.GetValues("X-Perf-Variants")), StringComparison.Ordinal);
+            Assert.Contains(receipts[0].Id, fixture.System.StoredUploads());
+            stored.Add(Sha256(await File.ReadAllBytesAsync(Path.Combine(fixture.System.UploadsDataDirectory, receipts[0].Id, "data"), Cancel)));
+            Assert.Equal(Sha256(bytes), receipts[0].Sha256);
+        }
+
+        Assert.All(stored, sha => Assert.Equal(Sha256(bytes), sha));
     }
 
     [Theory]
@@ -63,7 +85,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
     }
 
     [Theory]
-    [MemberData(nameof(Modes))]
+    [MemberData(nameof(GatewayModes))]
     public async Task A_body_over_Kestrels_30_MB_default_passes_the_Gateway_in_both_modes(string mode)
     {
         // The naive Gateway reads the whole body before YARP applies the route's limit: it must apply it itself.
@@ -81,7 +103,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
     public static TheoryData<string, string, int> BadUploads()
     {
         var data = new TheoryData<string, string, int>();
-        foreach (var mode in new[] { "naive", "optimized" })
+        foreach (var mode in new[] { "naive", "streaming", "optimized" })
         {
             data.Add(mode, "wrong content type", 415);
             data.Add(mode, "missing boundary", 400);
@@ -247,6 +269,9 @@ public sealed class UploadTests(SmallSystemFixture fixture)
             }
         }
     }
+
+    /// <summary>What the Gateway serves in <paramref name="mode"/>: it has no streaming rung, so optimized.</summary>
+    private static string GatewayServing(string mode) => Pitfalls.Find(Pitfalls.GatewayBuffering)!.Serving(mode);
 
     private static string Sha256(byte[] bytes) => Convert.ToHexStringLower(SHA256.HashData(bytes));
 }
