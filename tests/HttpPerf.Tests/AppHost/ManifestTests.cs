@@ -11,7 +11,7 @@ namespace HttpPerf.Tests.AppHost;
 /// </summary>
 public sealed class ManifestTests
 {
-    private static readonly string[] Services = [.. SystemContract.Services.Select(s => s.Name), SystemContract.LoadGen];
+    private static readonly string[] Projects = [.. SystemContract.Services.Select(s => s.Name), SystemContract.LoadGen];
 
     [Fact]
     public async Task The_published_manifest_keeps_flags_in_Redis_the_admin_key_secret_and_LoadGen_waiting()
@@ -43,17 +43,21 @@ public sealed class ManifestTests
             // Flags in Redis, given to every service as ConnectionStrings__flags; no flags file.
             Assert.Equal("container.v0", (string?)resources[SystemContract.FlagsConnectionName]!["type"]);
             Assert.StartsWith("docker.io/library/redis:", (string?)resources[SystemContract.FlagsConnectionName]!["image"]);
-            foreach (var service in Services)
+            foreach (var service in SystemContract.Services.Select(s => s.Name))
             {
-                var env = resources[service]!["env"]!.AsObject();
-                Assert.Equal("{flags.connectionString}", (string?)env[SystemContract.FlagsConnectionString]);
-                Assert.False(env.ContainsKey(SystemContract.FlagsFile), $"{service} has {SystemContract.FlagsFile}");
-                Assert.False(Path.IsPathRooted((string?)resources[service]!["path"]), $"{service}: {resources[service]!["path"]}");
+                Assert.Equal("{flags.connectionString}", (string?)resources[service]!["env"]![SystemContract.FlagsConnectionString]);
             }
 
-            // Nothing of the publishing machine: no absolute path of the checkout, no temp folder.
+            foreach (var project in Projects)
+            {
+                Assert.False(resources[project]!["env"]!.AsObject().ContainsKey(SystemContract.FlagsFile), $"{project} has {SystemContract.FlagsFile}");
+                Assert.False(Path.IsPathRooted((string?)resources[project]!["path"]), $"{project}: {resources[project]!["path"]}");
+            }
+
+            // Nothing of the publishing machine: no path of the checkout or of the user's home (the paths that are
+            // there, /tmp/catalog and /home/app/uploads, are the containers').
             Assert.DoesNotContain(root, text, StringComparison.Ordinal);
-            Assert.DoesNotContain(Path.GetTempPath(), text, StringComparison.Ordinal);
+            Assert.DoesNotContain(Environment.GetFolderPath(Environment.SpecialFolder.UserProfile) + "/", text, StringComparison.Ordinal);
 
             // The admin key a secret parameter the deployment must be given; the Gateway reads it, and does not let clients force modes.
             var adminKey = resources[SystemContract.AdminKeyParameter]!;
