@@ -38,7 +38,7 @@ for scenario in products catalog; do
     for service in "${!pid[@]}"; do before[$service]=$(cpu "${pid[$service]}"); done
     table=$(dotnet LoadGen/bin/Release/net10.0/LoadGen.dll run --url http://localhost:5100 --scenario "$scenario" --mode "$mode" \
       --requests "$requests" --concurrency 1)
-    row=$(grep -E "^\| $mode " <<<"$table" | head -n 1)
+    row=$(grep -E "^\| $scenario/$mode " <<<"$table" | head -n 1)
     p50=$(awk -F'|' '{gsub(/ /, "", $7); print $7}' <<<"$row")
     p99=$(awk -F'|' '{gsub(/ /, "", $9); print $9}' <<<"$row")
     per() { echo "scale=1; ($(cpu "${pid[$1]}") - ${before[$1]}) * 1000 / $ticks / $requests" | bc; }
