@@ -19,6 +19,9 @@ public static class Protobuf
     public static ulong Number(ReadOnlyMemory<byte> message, int field) =>
         Fields(message).Where(f => f.Number == field && f.WireType != 2).Select(f => f.Fixed).FirstOrDefault();
 
+    /// <summary>A <c>fixed64</c> time in nanoseconds since the Unix epoch (OTLP's <c>*_time_unix_nano</c>).</summary>
+    public static DateTime Time(ReadOnlyMemory<byte> message, int field) => DateTime.UnixEpoch.AddTicks((long)(Number(message, field) / 100));
+
     /// <summary>A repeated <c>KeyValue</c> field (key 1, value 2: <c>AnyValue</c> with string_value 1).</summary>
     public static Dictionary<string, string> Attributes(ReadOnlyMemory<byte> message, int field)
     {
