@@ -152,7 +152,7 @@ public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
     /// <summary>Requests the Catalog has routed to <c>/health</c> so far, from its exported routing counter.</summary>
     private static double CatalogHealthRequests(OtlpReceiver receiver) =>
         receiver.MetricPoints()
-            .Where(p => p.Service == "catalog.api" && p.Metric == "aspnetcore.routing.match_attempts" && p["http.route"] == "/health")
+            .Where(p => p.Service == "catalog" && p.Metric == "aspnetcore.routing.match_attempts" && p["http.route"] == "/health")
             .Select(p => p.Value).DefaultIfEmpty(0).Max();
 
     [Theory]
