@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Net;
 using System.Net.Http.Json;
 using System.Text.Json;
+using HttpPerf.ServiceDefaults;
 using HttpPerf.ServiceDefaults.Flags;
 using HttpPerf.Tests.Infrastructure;
 using LoadGen.Control;
@@ -36,7 +37,7 @@ public sealed class LoadGenDashboardTests(SmallSystemFixture fixture)
         {
             await Task.Delay(200, Cancel);
             var spans = receiver.Spans();
-            traces = spans.Where(s => s.Service == "loadgen" && s.ParentSpanId == "" && s.Name == "products GET /api/products")
+            traces = spans.Where(s => s.Service == SystemContract.LoadGen && s.ParentSpanId == "" && s.Name == "products GET /api/products")
                 .SelectMany(root => spans.Where(s => s.Service == "gateway" && s.TraceId == root.TraceId && s.Name == "GET /api/products/{**rest}").Select(gateway => (root, gateway)))
                 .ToList();
         }
@@ -50,7 +51,7 @@ public sealed class LoadGenDashboardTests(SmallSystemFixture fixture)
             Assert.Equal(PerfMode.Optimized, root["perf.mode"]);
 
             // The platform's HttpClient span stays as it is, under LoadGen's, and ends with the headers.
-            var client = Assert.Single(all, s => s.Service == "loadgen" && s.ParentSpanId == root.SpanId);
+            var client = Assert.Single(all, s => s.Service == SystemContract.LoadGen && s.ParentSpanId == root.SpanId);
             Assert.Equal("GET", client.Name);
             Assert.True(client.End <= root.End);
         }
@@ -206,7 +207,7 @@ public sealed class LoadGenDashboardTests(SmallSystemFixture fixture)
     private async Task<WebApplication> StartAsync(Scenario load, HttpClient gateway, OpenModelRunner? runner = null)
     {
         var configuration = fixture.Telemetry.ExporterEnvironment.ToDictionary(e => e.Key, e => (string?)e.Value);
-        configuration["OTEL_SERVICE_NAME"] = "loadgen";
+        configuration["OTEL_SERVICE_NAME"] = SystemContract.LoadGen;
         runner ??= new OpenModelRunner(gateway, load.Next, maxInFlight: 1);
         return await LoadControlHost.StartAsync(new LoadControl(runner, load.Modes, gateway, 1024), "http://127.0.0.1:0", configuration, Cancel);
     }
