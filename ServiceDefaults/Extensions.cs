@@ -102,6 +102,7 @@ public static class Extensions
                 }
             })
             .WithTracing(tracing => tracing
+                .SetSampler(new ProbeSampler())
                 .AddSource(builder.Environment.ApplicationName, PerfTelemetry.ActivitySourceName, "Yarp.ReverseProxy")
                 .AddAspNetCoreInstrumentation(options => options.Filter = context => !IsProbe(context.Request.Path))
                 .AddHttpClientInstrumentation());

@@ -1,12 +1,14 @@
 using System.CommandLine;
+using System.Runtime.InteropServices;
 using LoadGen.Control;
 using LoadGen.Load;
 
 namespace LoadGen.Commands;
 
 /// <summary>
-/// <c>run</c>: a bounded burst of GETs against a running system (the Gateway found by service discovery
-/// under the AppHost, or <c>--url</c>), modes interleaved, then a latency table by mode.
+/// <c>run</c>: load against a running system (the Gateway found by service discovery under the AppHost, or
+/// <c>--url</c>), modes interleaved, then a latency table by mode: a closed loop of <c>--requests</c>, or an open model
+/// at <c>--rate</c> for <c>--duration</c> (or until stopped), with a control endpoint.
 /// </summary>
 public static class RunCommand
 {
@@ -32,16 +34,22 @@ public static class RunCommand
         var concurrency = new Option<int>("--concurrency") { Description = "Requests in flight.", DefaultValueFactory = _ => 4 };
         var modes = new Option<string[]>("--mode") { Description = "flags (no X-Perf-Mode header: the flags file decides, as a dashboard flip does), both (naive and optimized interleaved by header), naive, or optimized.", DefaultValueFactory = _ => [ModeControl.Both], AllowMultipleArgumentsPerToken = true };
         var rate = new Option<double?>("--rate") { Description = "Open model: arrivals per second (latency from each intended start). Without it: a closed loop of --requests." };
-        var duration = new Option<TimeSpan>("--duration") { Description = "Open model: how long to send (at most 10 minutes).", DefaultValueFactory = _ => TimeSpan.FromSeconds(30) };
+        var duration = new Option<TimeSpan>("--duration")
+        {
+            Description = $"Open model: how long to send (e.g. 00:10:00), or {Infinite}: until stopped (Ctrl+C, or the AppHost stopping the resource).",
+            DefaultValueFactory = _ => TimeSpan.FromSeconds(30),
+            CustomParser = ParseDuration,
+        };
         var warmup = new Option<int>("--warmup") { Description = "Requests sent one at a time before measuring, not recorded (the scenario mix in every mode, in turn).", DefaultValueFactory = _ => 0 };
-        var controlPort = new Option<int?>("--control-port") { Description = "Open model: serve GET/PUT /rate on this port to change the rate live (default: env LOADGEN_CONTROL_PORT)." };
+        var controlPort = new Option<int?>("--control-port") { Description = "Open model: serve the control endpoint on this port: GET/PUT /rate and /mode, GET /status, POST /measure (default: env LOADGEN_CONTROL_PORT)." };
 
-        var command = new Command("run", "Send a bounded load and print latency by mode.") { url, scenario, sizeMb, requests, concurrency, modes, rate, duration, warmup, controlPort };
+        var command = new Command("run", "Send load and print latency by mode.") { url, scenario, sizeMb, requests, concurrency, modes, rate, duration, warmup, controlPort };
         command.SetAction(async (parse, cancellationToken) =>
         {
             var target = parse.GetValue(url) ?? DefaultGateway();
             using var client = new HttpClient { BaseAddress = target, Timeout = TimeSpan.FromMinutes(5) };
-            var load = Scenario.Parse(parse.GetValue(scenario)!, new ModeControl(parse.GetValue(modes)!), parse.GetValue(sizeMb) * 1024L * 1024);
+            var uploadBytes = parse.GetValue(sizeMb) * 1024L * 1024;
+            var load = Scenario.Parse(parse.GetValue(scenario)!, new ModeControl(parse.GetValue(modes)!), uploadBytes);
             await load.PrepareAsync(client, cancellationToken);
             if (parse.GetValue(warmup) is > 0 and var count)
             {
@@ -53,10 +61,20 @@ public static class RunCommand
             {
                 var runner = new OpenModelRunner(client, load.Next, parse.GetValue(concurrency)).WithMetrics();
                 runner.Rate.PerSecond = perSecond;
-                var limit = TimeSpan.FromTicks(Math.Min(parse.GetValue(duration).Ticks, TimeSpan.FromMinutes(10).Ticks));
                 var port = parse.GetValue(controlPort) ?? (int.TryParse(Environment.GetEnvironmentVariable("LOADGEN_CONTROL_PORT"), out var fromEnvironment) ? fromEnvironment : null);
-                await using var control = port is { } p ? await LoadControlHost.StartAsync(runner.Rate, load.Modes, $"http://localhost:{p}", cancellationToken: cancellationToken) : null;
-                var run = runner.RunAsync(limit, cancellationToken);
+                await using var control = port is { } p
+                    ? await LoadControlHost.StartAsync(new LoadControl(runner, load.Modes, client, uploadBytes), $"http://localhost:{p}", cancellationToken: cancellationToken)
+                    : null;
+                // A run with no end ends when stopped, and then reports what it measured. The AppHost stops a resource
+                // with SIGTERM; with System.CommandLine's own handling alone the process ended at once with 143 and no
+                // report (tried here), with this one it returns its table within a second.
+                using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+                using var sigterm = PosixSignalRegistration.Create(PosixSignal.SIGTERM, signal =>
+                {
+                    signal.Cancel = true;
+                    stop.Cancel();
+                });
+                var run = runner.RunAsync(parse.GetValue(duration) is var given && given == Timeout.InfiniteTimeSpan ? null : given, stop.Token);
                 await LiveView.ShowUntilAsync(run, runner);
                 stats = (await run).Values.OrderBy(s => s.Mode, StringComparer.Ordinal).ToList();
             }
@@ -69,6 +87,27 @@ public static class RunCommand
             return stats.Any(s => s.Errors > 0) ? 1 : 0;
         });
         return command;
+    }
+
+    /// <summary>The <c>--duration</c> that means "until stopped".</summary>
+    public const string Infinite = "infinite";
+
+    /// <summary>A positive time span, or the platform's <see cref="Timeout.InfiniteTimeSpan"/> for <see cref="Infinite"/>.</summary>
+    private static TimeSpan ParseDuration(System.CommandLine.Parsing.ArgumentResult result)
+    {
+        var text = result.Tokens.Single().Value;
+        if (string.Equals(text, Infinite, StringComparison.OrdinalIgnoreCase))
+        {
+            return Timeout.InfiniteTimeSpan;
+        }
+
+        if (TimeSpan.TryParse(text, System.Globalization.CultureInfo.InvariantCulture, out var span) && span > TimeSpan.Zero)
+        {
+            return span;
+        }
+
+        result.AddError($"'{text}' is neither a positive time span (00:10:00) nor '{Infinite}'.");
+        return default;
     }
 
     private static Uri DefaultGateway() =>

@@ -5,21 +5,26 @@ using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 
 namespace LoadGen.Control;
 
+/// <summary>What the control endpoint acts on: the live load, its modes, and the Gateway a measurement goes to.</summary>
+public sealed record LoadControl(OpenModelRunner Runner, ModeControl Modes, HttpClient Gateway, long UploadBytes);
+
 /// <summary>
-/// While an open-model run goes on: <c>GET /rate</c> and <c>PUT /rate</c> (body: arrivals per second as a
-/// JSON number) change the rate live, and <c>GET /mode</c> and <c>PUT /mode</c> (body: <c>"flags"</c>,
-/// <c>"both"</c>, <c>"naive"</c> or <c>"optimized"</c>) switch between following the flags file and A/B, from
-/// the dashboard's commands or curl. The service defaults export LoadGen's metrics like any service's.
+/// While an open-model run goes on, from the dashboard's commands or curl: <c>GET</c>/<c>PUT /rate</c> (arrivals per
+/// second, a JSON number) and <c>GET</c>/<c>PUT /mode</c> (<c>"flags"</c>, <c>"both"</c>, <c>"naive"</c> or
+/// <c>"optimized"</c>) change the live load; <c>GET /status</c> says what it is doing; <c>POST /measure</c> runs a
+/// short A/B beside it and answers a Markdown table. The service defaults export LoadGen's metrics and traces like
+/// any service's, its per-request spans (<see cref="Exchange.ActivitySourceName"/>) included.
 /// </summary>
 public static class LoadControlHost
 {
     public const double MaxRate = 10_000;
 
-    public static async Task<WebApplication> StartAsync(RateControl rate, ModeControl modes, string url, IReadOnlyDictionary<string, string?>? configuration = null, CancellationToken cancellationToken = default)
+    public static async Task<WebApplication> StartAsync(LoadControl control, string url, IReadOnlyDictionary<string, string?>? configuration = null, CancellationToken cancellationToken = default)
     {
         var builder = WebApplication.CreateSlimBuilder();
         builder.WebHost.UseUrls(url);
@@ -29,12 +34,18 @@ public static class LoadControlHost
         }
 
         builder.AddServiceDefaults();
+        builder.Services.AddOpenTelemetry().WithTracing(tracing => tracing.AddSource(Exchange.ActivitySourceName));
+        builder.Services.AddSingleton(control);
+        builder.Services.AddSingleton(new AbMeasurement(control.Gateway, control.UploadBytes));
         var app = builder.Build();
         app.UseServiceDefaults();
-        app.MapGet("/rate", () => TypedResults.Ok(rate.PerSecond)).WithSummary("The target arrival rate, per second.");
+        app.MapGet("/rate", () => TypedResults.Ok(control.Runner.Rate.PerSecond)).WithSummary("The target arrival rate, per second.");
         app.MapPut("/rate", SetRate).WithSummary("Changes the target arrival rate; the body is a JSON number.");
-        app.MapGet("/mode", () => TypedResults.Ok(modes.Name)).WithSummary("What the load asks for: flags (follow the flags file), both (A/B by header), naive or optimized.");
+        app.MapGet("/mode", () => TypedResults.Ok(control.Modes.Name)).WithSummary("What the load asks for: flags (follow the flags file), both (A/B by header), naive or optimized.");
         app.MapPut("/mode", SetMode).WithSummary("Switches the load between flags, both, naive and optimized; the body is a JSON string.");
+        app.MapGet("/status", GetStatus).WithSummary("The live load now: running since when and until when, rate, mode, requests and errors, by scenario too.");
+        app.MapPost("/measure", MeasureAsync)
+            .WithSummary($"A/B now, beside the live load: naive and optimized alternating by X-Perf-Mode header, one in flight, under {AbMeasurement.HardLimit.TotalSeconds:0} s; answers a Markdown table. ?scenario= one of {string.Join(", ", AbMeasurement.Scenarios)}; none: all.");
         await app.StartAsync(cancellationToken);
         return app;
 
@@ -45,7 +56,7 @@ public static class LoadControlHost
                 return TypedResults.Problem(statusCode: StatusCodes.Status400BadRequest, title: $"The rate must be above 0 and at most {MaxRate} per second.");
             }
 
-            rate.PerSecond = perSecond;
+            control.Runner.Rate.PerSecond = perSecond;
             return TypedResults.NoContent();
         }
 
@@ -56,8 +67,29 @@ public static class LoadControlHost
                 return TypedResults.Problem(statusCode: StatusCodes.Status400BadRequest, title: $"Unknown mode '{mode}'.", detail: $"Use {string.Join(", ", ModeControl.Choices)}.");
             }
 
-            modes.Set(mode!);
+            control.Modes.Set(mode!);
             return TypedResults.NoContent();
         }
+    }
+
+    public static Ok<LoadStatus> GetStatus(LoadControl control, AbMeasurement measurement) =>
+        TypedResults.Ok(LoadStatus.Of(control.Runner, control.Modes, measurement.IsMeasuring));
+
+    public static async Task<Results<ContentHttpResult, ProblemHttpResult>> MeasureAsync(string? scenario, AbMeasurement measurement, CancellationToken cancellationToken)
+    {
+        if (scenario is not null && !AbMeasurement.Scenarios.Contains(scenario))
+        {
+            return TypedResults.Problem(statusCode: StatusCodes.Status400BadRequest, title: $"Unknown scenario '{scenario}'.", detail: $"Use {string.Join(", ", AbMeasurement.Scenarios)}, or none for all.");
+        }
+
+        if (await measurement.WhyNotHealthyAsync(cancellationToken) is { } unhealthy)
+        {
+            return TypedResults.Problem(statusCode: StatusCodes.Status503ServiceUnavailable, title: "The Gateway is not healthy, so nothing was measured.", detail: unhealthy);
+        }
+
+        var result = await measurement.TryMeasureAsync(scenario is null ? AbMeasurement.Scenarios : [scenario], cancellationToken);
+        return result is null
+            ? TypedResults.Problem(statusCode: StatusCodes.Status409Conflict, title: "A measurement is already running.", detail: "Ask again when it has answered.")
+            : TypedResults.Text(AbMeasurement.Markdown(result), "text/markdown; charset=utf-8");
     }
 }

@@ -1,16 +1,43 @@
 using System.Diagnostics;
+using HttpPerf.ServiceDefaults;
 using HttpPerf.ServiceDefaults.Flags;
 
 namespace LoadGen.Load;
 
-/// <summary>One request as both runners send it: headers first, then the body drained with the caller's buffer.</summary>
+/// <summary>
+/// One request as both runners send it: headers first, then the body drained with the caller's buffer, inside a span
+/// of LoadGen's own (<see cref="ActivitySourceName"/>) named for the scenario and route, <c>products GET /api/products</c>.
+/// That span lasts until the last body byte is read, so a trace lasts as long as the request did. The HttpClient span
+/// under it is the platform's and ends when the headers arrive: on a streamed product list it covered 0.36 s of a
+/// request the Gateway served for 0.66 s, and was LoadGen's only span, named <c>GET</c>.
+/// </summary>
 public static class Exchange
 {
+    public const string ActivitySourceName = "LoadGen";
+
+    private static readonly ActivitySource Source = new(ActivitySourceName);
+
+    private static readonly HttpRequestOptionsKey<string> OperationKey = new("loadgen.operation");
+    private static readonly HttpRequestOptionsKey<string> RouteKey = new("loadgen.route");
+
     /// <summary>What came back: body bytes, when the headers arrived (0 if they never did), success, and the <c>X-Perf-Variants</c> that served it.</summary>
     public readonly record struct Outcome(long Bytes, long HeadersTimestamp, bool Ok, string Variants = "");
 
+    /// <summary>Names the span of <paramref name="request"/>: the scenario (null for a bare path) and the route, with <c>{id}</c> where the path varies.</summary>
+    public static HttpRequestMessage Named(this HttpRequestMessage request, string? scenario, string route)
+    {
+        request.Options.Set(RouteKey, route);
+        request.Options.Set(OperationKey, scenario is null ? $"{request.Method} {route}" : $"{scenario} {request.Method} {route}");
+        return request;
+    }
+
+    /// <summary>The route <see cref="Named"/> gave the request, else its path.</summary>
+    public static string RouteOf(HttpRequestMessage request) =>
+        request.Options.TryGetValue(RouteKey, out var route) ? route : request.RequestUri?.OriginalString ?? "";
+
     public static async Task<Outcome> SendAsync(HttpClient client, HttpRequestMessage request, byte[] buffer, CancellationToken cancellationToken)
     {
+        using var span = StartSpan(request);
         long bytes = 0;
         long headers = 0;
         try
@@ -27,13 +54,57 @@ public static class Exchange
                 }
 
                 var variants = response.Headers.TryGetValues(PerfMode.VariantsHeader, out var values) ? string.Join(", ", values) : "";
-                return new Outcome(bytes, headers, response.IsSuccessStatusCode, variants);
+                var outcome = new Outcome(bytes, headers, response.IsSuccessStatusCode, variants);
+                End(span, outcome, (int)response.StatusCode);
+                return outcome;
             }
         }
         catch (Exception exception) when (exception is HttpRequestException or IOException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
         {
             // A refused connection, a cut body or a client time-out: an error to count, not a reason to stop.
+            span?.SetStatus(ActivityStatusCode.Error, exception.Message);
+            span?.SetTag("error.type", exception.GetType().FullName);
             return new Outcome(bytes, headers, Ok: false);
+        }
+    }
+
+    private static Activity? StartSpan(HttpRequestMessage request)
+    {
+        if (!Source.HasListeners())
+        {
+            return null;
+        }
+
+        var route = RouteOf(request);
+        var span = Source.StartActivity(request.Options.TryGetValue(OperationKey, out var operation) ? operation : $"{request.Method} {route}");
+        span?.SetTag("http.request.method", request.Method.Method);
+        span?.SetTag("url.template", route);
+        if (request.Headers.TryGetValues(PerfMode.RequestHeader, out var mode))
+        {
+            span?.SetTag("loadgen.requested_mode", string.Join(", ", mode));
+        }
+
+        return span;
+    }
+
+    private static void End(Activity? span, Outcome outcome, int status)
+    {
+        if (span is null)
+        {
+            return;
+        }
+
+        span.SetTag("http.response.status_code", status);
+        span.SetTag("http.response.body.size", outcome.Bytes);
+        if (outcome.Variants.Length > 0)
+        {
+            span.SetTag(PerfTelemetry.VariantsTag, outcome.Variants);
+            span.SetTag(PerfTelemetry.ModeTag, PerfMode.Summarize(outcome.Variants));
+        }
+
+        if (!outcome.Ok)
+        {
+            span.SetStatus(ActivityStatusCode.Error);
         }
     }
 }

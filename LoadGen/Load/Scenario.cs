@@ -69,14 +69,15 @@ public sealed class Scenario
         var modes = Modes.Modes;
         var name = _cycle[i / modes.Count % _cycle.Length];
         var mode = modes[(int)(i % modes.Count)];
+        // Each request's span is named for its scenario and route (Exchange), the download's id left out of the name.
         var request = name switch
         {
-            "products" => new HttpRequestMessage(HttpMethod.Get, "/api/products"),
-            "catalog" => new HttpRequestMessage(HttpMethod.Get, "/api/catalog/products"),
-            "export" => new HttpRequestMessage(HttpMethod.Get, "/api/catalog/export"),
-            "upload" => new HttpRequestMessage(HttpMethod.Post, "/api/uploads") { Content = SyntheticFileContent.Create(_uploadBytes) },
-            "download" => new HttpRequestMessage(HttpMethod.Get, $"/api/uploads/{_downloadId ?? throw new InvalidOperationException("Call PrepareAsync first.")}"),
-            _ => new HttpRequestMessage(HttpMethod.Get, name),
+            "products" => new HttpRequestMessage(HttpMethod.Get, "/api/products").Named(name, "/api/products"),
+            "catalog" => new HttpRequestMessage(HttpMethod.Get, "/api/catalog/products").Named(name, "/api/catalog/products"),
+            "export" => new HttpRequestMessage(HttpMethod.Get, "/api/catalog/export").Named(name, "/api/catalog/export"),
+            "upload" => new HttpRequestMessage(HttpMethod.Post, "/api/uploads") { Content = SyntheticFileContent.Create(_uploadBytes) }.Named(name, "/api/uploads"),
+            "download" => new HttpRequestMessage(HttpMethod.Get, $"/api/uploads/{_downloadId ?? throw new InvalidOperationException("Call PrepareAsync first.")}").Named(name, "/api/uploads/{id}"),
+            _ => new HttpRequestMessage(HttpMethod.Get, name).Named(null, name),
         };
         if (mode != ModeControl.FollowFlags)
         {

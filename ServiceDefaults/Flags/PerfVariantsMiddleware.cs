@@ -79,6 +79,24 @@ internal sealed class PerfVariantsMiddleware(RequestDelegate next, PitfallFlags 
         {
             PitfallMetrics.RecordEnd(context, variants, body);
             RuntimeCounters.AddResponse(body.Bytes, body.Flushes);
+            KeepControlRequestsOutOfRequestMetrics(context, variants);
+        }
+    }
+
+    /// <summary>
+    /// Request metrics are for the pitfalls: a request that no pitfall served and that succeeded (the admin API, the
+    /// landing page's /live polling every 2 s and its files, /flags, OpenAPI) records no <c>http.server.request.duration</c>.
+    /// Such a request carries no <c>perf.*</c> tag, and the dashboard lists a series without a tag as an
+    /// <c>(Unset)</c> value in that tag's filter: one admin PUT from a dashboard command put "(Unset)" in every
+    /// <c>perf.*</c> filter. Failures stay measured, tagged or not (a 429 from the proxy's limit, a bad mode header).
+    /// Traces still show every request.
+    /// </summary>
+    private static void KeepControlRequestsOutOfRequestMetrics(HttpContext context, RequestVariants variants)
+    {
+        if (variants.Own is null && context.Response.StatusCode < StatusCodes.Status400BadRequest
+            && context.Features.Get<IHttpMetricsTagsFeature>() is { } metrics)
+        {
+            metrics.MetricsDisabled = true;
         }
     }
 

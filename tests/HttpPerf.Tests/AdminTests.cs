@@ -164,6 +164,50 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
         Assert.False(Fixture.Telemetry.AnyContains(Fixture.AdminKey), "the admin key was exported in telemetry");
     }
 
+    [Fact]
+    public async Task Admin_requests_and_the_landing_pages_polling_add_no_request_series_without_perf_tags()
+    {
+        // What a dashboard command, the admin page and an open landing page send, and one lesson.
+        using (var response = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Put, $"/admin/flags/{Pitfalls.CatalogSerialization}", Fixture.AdminKey, "optimized"), Cancel))
+        {
+            Assert.Equal(HttpStatusCode.NoContent, response.StatusCode);
+        }
+
+        await ListAsync();
+        foreach (var path in new[] { "/", "/admin/", "/live", "/live", "/flags", "/openapi/v1.json" })
+        {
+            using var response = await Fixture.Gateway.GetAsync(path, Cancel);
+            Assert.True(response.IsSuccessStatusCode, $"{path}: {(int)response.StatusCode}");
+        }
+
+        Assert.Equal(200, (await Http.GetAsync(Fixture.Gateway, "/api/catalog/products")).Status);
+
+        // The Gateway's routing counter has exported them; two more exports (every second) carry every series there is.
+        var routed = new Dictionary<string, Func<MetricPoint, bool>>();
+        foreach (var route in new[] { "/admin/flags/{name}", "/admin/flags/", "/live" })
+        {
+            routed[route] = p => p.Service == "gateway" && p.Metric == "aspnetcore.routing.match_attempts" && p["http.route"] == route;
+        }
+
+        Assert.Empty(await Fixture.Telemetry.WaitForPointsAsync(TimeSpan.FromSeconds(10), routed));
+        await Task.Delay(TimeSpan.FromSeconds(2.5), Cancel);
+
+        // The dashboard lists a series that lacks a tag as "(Unset)" in that tag's filter: every successful request
+        // series of every service carries all three perf tags. (LoadGen's control host, started inside this test
+        // process by other tests, also measured the in-test receiver's requests: not a service.)
+        var services = ServiceDefaults.SystemContract.Services.Select(s => s.Name).ToList();
+        var succeeded = Fixture.Telemetry.MetricPoints()
+            .Where(p => services.Contains(p.Service))
+            .Where(p => p.Metric == "http.server.request.duration" && int.Parse(p["http.response.status_code"]!, System.Globalization.CultureInfo.InvariantCulture) < 400)
+            .ToList();
+        Assert.Contains(succeeded, p => p.Service == "gateway" && p["http.route"] == "/api/catalog/products");
+        var untagged = succeeded
+            .Where(p => p["perf.flag"] is null || p["perf.variant"] is null || p["perf.mode"] is null)
+            .Select(p => $"{p.Service} {p["http.request.method"]} {p["http.route"] ?? "(no route)"} {p["http.response.status_code"]}")
+            .Distinct();
+        Assert.Empty(untagged);
+    }
+
     private async Task<List<FlagState>> WaitUntilAsync(Func<List<FlagState>, bool> condition)
     {
         var deadline = DateTime.UtcNow.AddSeconds(10);

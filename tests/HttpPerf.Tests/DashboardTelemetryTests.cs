@@ -127,6 +127,34 @@ public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
         }
     }
 
+    [Fact]
+    public async Task Yarps_active_health_checks_run_but_no_span_of_them_is_exported()
+    {
+        var receiver = fixture.Telemetry;
+
+        // The Gateway exports traces: one proxied request's span arrives.
+        Assert.Equal(200, (await Http.GetAsync(fixture.Gateway, "/api/catalog/export")).Status);
+        Assert.True(await WaitUntilAsync(() => receiver.Spans().Any(s => s.Service == "gateway" && s.Name == "GET /api/catalog/export")));
+
+        // YARP probes the Catalog's /health every 2 s (Gateway/appsettings.json), and the Catalog's routing counter
+        // counts each probe: two more rounds have run, and their spans had time to leave (batches every 200 ms).
+        var before = CatalogHealthRequests(receiver);
+        Assert.True(await WaitUntilAsync(() => CatalogHealthRequests(receiver) >= before + 2), $"the Catalog's /health count stayed at {before}");
+        await Task.Delay(TimeSpan.FromSeconds(1), Cancel);
+
+        var probeSpans = receiver.Spans()
+            .Where(s => s.Service == "gateway")
+            .Where(s => s.Name is "proxy.cluster_health_checks" or "proxy.destination_health_check" || s["url.full"]?.EndsWith("/health", StringComparison.Ordinal) == true)
+            .Select(s => $"{s.Name} {s["url.full"]}");
+        Assert.Empty(probeSpans);
+    }
+
+    /// <summary>Requests the Catalog has routed to <c>/health</c> so far, from its exported routing counter.</summary>
+    private static double CatalogHealthRequests(OtlpReceiver receiver) =>
+        receiver.MetricPoints()
+            .Where(p => p.Service == "catalog" && p.Metric == "aspnetcore.routing.match_attempts" && p["http.route"] == "/health")
+            .Select(p => p.Value).DefaultIfEmpty(0).Max();
+
     [Theory]
     [InlineData("Gateway.Buffering=naive, Catalog.Serialization=naive", "naive")]
     [InlineData("Gateway.Buffering=optimized, Catalog.Serialization=naive", "mixed")]

@@ -70,7 +70,6 @@ public static class OtlpMetrics
         }
     }
 
-    private static DateTime Time(ReadOnlyMemory<byte> point, int field) => DateTime.UnixEpoch.AddTicks((long)(Number(point, field) / 100));
 
     /// <summary>A repeated double field, packed (wire type 2) or not (wire type 1).</summary>
     private static double[] Doubles(List<Field> fields, int number) =>

@@ -6,6 +6,19 @@ namespace HttpPerf.Tests.Infrastructure;
 public sealed record SpanRecord(string Service, string Name, IReadOnlyDictionary<string, string> Attributes)
 {
     public string? this[string attribute] => Attributes.GetValueOrDefault(attribute);
+
+    /// <summary>The trace, this span and its parent (empty for a root), as hex.</summary>
+    public string TraceId { get; init; } = "";
+
+    public string SpanId { get; init; } = "";
+
+    public string ParentSpanId { get; init; } = "";
+
+    public DateTime Start { get; init; }
+
+    public DateTime End { get; init; }
+
+    public TimeSpan Duration => End - Start;
 }
 
 /// <summary>
@@ -25,13 +38,21 @@ public static class OtlpRecords
 {
     public static IEnumerable<SpanRecord> Spans(byte[] exportRequest)
     {
-        // resource_spans 1 { resource 1, scope_spans 2 { spans 2 { name 5, attributes 9 } } }
+        // resource_spans 1 { resource 1, scope_spans 2 { spans 2 { trace_id 1, span_id 2, parent_span_id 4, name 5,
+        // start_time_unix_nano 7, end_time_unix_nano 8, attributes 9 } } }
         foreach (var resourceSpans in Messages(exportRequest, 1))
         {
             var service = Messages(resourceSpans, 1).Select(ServiceName).FirstOrDefault() ?? "";
             foreach (var span in Messages(resourceSpans, 2).SelectMany(scope => Messages(scope, 2)))
             {
-                yield return new SpanRecord(service, String(span, 5), Attributes(span, 9));
+                yield return new SpanRecord(service, String(span, 5), Attributes(span, 9))
+                {
+                    TraceId = Hex(span, 1),
+                    SpanId = Hex(span, 2),
+                    ParentSpanId = Hex(span, 4),
+                    Start = Time(span, 7),
+                    End = Time(span, 8),
+                };
             }
         }
     }
@@ -47,11 +68,14 @@ public static class OtlpRecords
                 var category = Messages(scopeLogs, 1).Select(scope => String(scope, 1)).FirstOrDefault() ?? "";
                 foreach (var record in Messages(scopeLogs, 2))
                 {
-                    var time = DateTime.UnixEpoch.AddTicks((long)(Number(record, 1) / 100));
+                    var time = Time(record, 1);
                     var body = Messages(record, 5).Select(any => String(any, 1)).FirstOrDefault() ?? "";
                     yield return new LogRecord(service, category, (int)Number(record, 2), body, time);
                 }
             }
         }
     }
+
+    private static string Hex(ReadOnlyMemory<byte> message, int field) => Convert.ToHexStringLower(Messages(message, field).FirstOrDefault().Span);
+
 }

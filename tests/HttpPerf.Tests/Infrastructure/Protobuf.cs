@@ -19,19 +19,33 @@ public static class Protobuf
     public static ulong Number(ReadOnlyMemory<byte> message, int field) =>
         Fields(message).Where(f => f.Number == field && f.WireType != 2).Select(f => f.Fixed).FirstOrDefault();
 
-    /// <summary>A repeated <c>KeyValue</c> field (key 1, value 2: <c>AnyValue</c> with string_value 1).</summary>
+    /// <summary>A <c>fixed64</c> time in nanoseconds since the Unix epoch (OTLP's <c>*_time_unix_nano</c>).</summary>
+    public static DateTime Time(ReadOnlyMemory<byte> message, int field) => DateTime.UnixEpoch.AddTicks((long)(Number(message, field) / 100));
+
+    /// <summary>
+    /// A repeated <c>KeyValue</c> field (key 1, value 2: <c>AnyValue</c> with string_value 1 or int_value 3, the
+    /// latter as its decimal text, e.g. <c>http.response.status_code</c>); other kinds read as empty.
+    /// </summary>
     public static Dictionary<string, string> Attributes(ReadOnlyMemory<byte> message, int field)
     {
         var attributes = new Dictionary<string, string>(StringComparer.Ordinal);
         foreach (var keyValue in Messages(message, field))
         {
             var key = String(keyValue, 1);
-            var value = Messages(keyValue, 2).Select(any => String(any, 1)).FirstOrDefault();
+            var value = Messages(keyValue, 2).Select(AnyValue).FirstOrDefault();
             attributes[key] = value ?? "";
         }
 
         return attributes;
     }
+
+    private static string AnyValue(ReadOnlyMemory<byte> any) =>
+        Fields(any).FirstOrDefault() switch
+        {
+            { Number: 1, WireType: 2 } text => Encoding.UTF8.GetString(text.Bytes.Span),
+            { Number: 3, WireType: 0 } integer => ((long)integer.Fixed).ToString(System.Globalization.CultureInfo.InvariantCulture),
+            _ => "",
+        };
 
     /// <summary>The <c>service.name</c> of a <c>Resource</c> (attributes 1).</summary>
     public static string ServiceName(ReadOnlyMemory<byte> resource) => Attributes(resource, 1).GetValueOrDefault("service.name") ?? "";

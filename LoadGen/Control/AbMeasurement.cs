@@ -1,0 +1,183 @@
+using System.Diagnostics;
+using System.Text;
+using HttpPerf.ServiceDefaults.Flags;
+using LoadGen.Bench;
+using LoadGen.Load;
+using static System.FormattableString;
+
+namespace LoadGen.Control;
+
+/// <summary>
+/// "A/B: measure now": a short run beside the live load, which it neither stops nor slows down. For each scenario in
+/// turn, one request at a time, naive and optimized alternate by <c>X-Perf-Mode</c> header, so both see the same
+/// machine and the same live load; each mode's latency goes into its own HdrHistogram. Bounded in time (each scenario
+/// gets <see cref="Total"/> shared out, at most <see cref="PerScenario"/>, and at most <see cref="MaxPairs"/> pairs;
+/// what is still in flight at <see cref="HardLimit"/> is cancelled) and in load (one request in flight).
+/// </summary>
+public sealed class AbMeasurement(HttpClient gateway, long uploadBytes)
+{
+    public static readonly TimeSpan Total = TimeSpan.FromSeconds(25);
+    public static readonly TimeSpan PerScenario = TimeSpan.FromSeconds(8);
+    public static readonly TimeSpan HardLimit = TimeSpan.FromSeconds(29);
+    public const int MaxPairs = 200;
+
+    /// <summary>The scenarios a measurement covers when none is named: every pitfall, through its route.</summary>
+    public static IReadOnlyList<string> Scenarios => Scenario.Known;
+
+    private readonly SemaphoreSlim _one = new(1, 1);
+
+    public bool IsMeasuring => _one.CurrentCount == 0;
+
+    /// <summary>One scenario's figures in one mode: the request count they rest on, errors, and bytes moved per second busy.</summary>
+    public sealed record Side(string Mode, long Requests, long Errors, long ServedOtherwise, double? P50Ms, double? P99Ms, double? MegabytesPerSecond);
+
+    public sealed record Row(string Scenario, string Route, Side Naive, Side Optimized);
+
+    public sealed record Result(IReadOnlyList<Row> Rows, TimeSpan Elapsed);
+
+    /// <summary>Whether the Gateway says it is healthy (<c>/health</c> answers 2xx); the reason when not.</summary>
+    public async Task<string?> WhyNotHealthyAsync(CancellationToken cancellationToken)
+    {
+        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        timeout.CancelAfter(TimeSpan.FromSeconds(5));
+        try
+        {
+            using var response = await gateway.GetAsync(Microsoft.Extensions.Hosting.Extensions.HealthPath, timeout.Token);
+            return response.IsSuccessStatusCode
+                ? null
+                : $"The Gateway at {gateway.BaseAddress} answered {(int)response.StatusCode} on /health: {await response.Content.ReadAsStringAsync(timeout.Token)}";
+        }
+        catch (Exception exception) when (exception is HttpRequestException or OperationCanceledException && !cancellationToken.IsCancellationRequested)
+        {
+            return $"The Gateway at {gateway.BaseAddress} did not answer on /health: {exception.Message}";
+        }
+    }
+
+    /// <summary>Measures <paramref name="scenarios"/>; null when a measurement is already running.</summary>
+    public async Task<Result?> TryMeasureAsync(IReadOnlyList<string> scenarios, CancellationToken cancellationToken)
+    {
+        if (!await _one.WaitAsync(0, cancellationToken))
+        {
+            return null;
+        }
+
+        try
+        {
+            using var limit = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+            limit.CancelAfter(HardLimit);
+            var clock = Stopwatch.StartNew();
+            var budget = TimeSpan.FromTicks(Math.Min(PerScenario.Ticks, Total.Ticks / scenarios.Count));
+            var rows = new List<Row>();
+            foreach (var name in scenarios)
+            {
+                rows.Add(await MeasureAsync(name, budget, limit.Token));
+            }
+
+            return new Result(rows, clock.Elapsed);
+        }
+        finally
+        {
+            _one.Release();
+        }
+    }
+
+    private async Task<Row> MeasureAsync(string name, TimeSpan budget, CancellationToken cancellationToken)
+    {
+        var load = Scenario.Parse(name, new ModeControl([ModeControl.Both]), uploadBytes);
+        await load.PrepareAsync(gateway, cancellationToken);
+        var sides = new Dictionary<string, Tally> { [PerfMode.Naive] = new(), [PerfMode.Optimized] = new() };
+        var buffer = new byte[64 * 1024];
+        var route = "";
+        var clock = Stopwatch.StartNew();
+        for (long i = 0; !cancellationToken.IsCancellationRequested; i++)
+        {
+            // Whole pairs only, so both modes rest on as many requests; at least one pair.
+            if (i % 2 == 0 && i >= 2 && (clock.Elapsed >= budget || i >= 2 * MaxPairs))
+            {
+                break;
+            }
+
+            var (_, request) = load.Next(i);
+            var mode = i % 2 == 0 ? PerfMode.Naive : PerfMode.Optimized;
+            route = $"{request.Method} {Exchange.RouteOf(request)}";
+            var sent = request.Content?.Headers.ContentLength ?? 0;
+            var started = Stopwatch.GetTimestamp();
+            Exchange.Outcome outcome;
+            try
+            {
+                outcome = await Exchange.SendAsync(gateway, request, buffer, cancellationToken);
+            }
+            catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+            {
+                break;
+            }
+
+            sides[mode].Add(started, sent, outcome, mode);
+        }
+
+        return new Row(name, route, sides[PerfMode.Naive].Side(PerfMode.Naive), sides[PerfMode.Optimized].Side(PerfMode.Optimized));
+    }
+
+    /// <summary>The result as a Markdown table: a row per scenario and mode, the optimized one with its ratios to naive.</summary>
+    public static string Markdown(Result result)
+    {
+        var md = new StringBuilder();
+        md.AppendLine(Invariant($"A/B by X-Perf-Mode header, one request in flight beside the live load, naive and optimized alternating; {result.Elapsed.TotalSeconds:0.0} s."));
+        md.AppendLine();
+        md.AppendLine("| route | mode | requests | p50 ms | p99 ms | MB/s | p50 optimized / naive | MB/s optimized / naive |");
+        md.AppendLine("|---|---|---:|---:|---:|---:|---:|---:|");
+        foreach (var row in result.Rows)
+        {
+            var (naive, optimized) = (row.Naive, row.Optimized);
+            md.AppendLine(Invariant($"| {row.Scenario} {row.Route} | naive | {BenchReport.Count(naive.Requests)} | {BenchReport.Ms(naive.P50Ms)} | {BenchReport.Ms(naive.P99Ms)} | {BenchReport.Number(naive.MegabytesPerSecond)} | | |"));
+            md.AppendLine(Invariant($"| | optimized | {BenchReport.Count(optimized.Requests)} | {BenchReport.Ms(optimized.P50Ms)} | {BenchReport.Ms(optimized.P99Ms)} | {BenchReport.Number(optimized.MegabytesPerSecond)} | {BenchReport.Ratio(optimized.P50Ms, naive.P50Ms)} | {BenchReport.Ratio(optimized.MegabytesPerSecond, naive.MegabytesPerSecond)} |"));
+        }
+
+        var errors = result.Rows.Sum(r => r.Naive.Errors + r.Optimized.Errors);
+        var otherwise = result.Rows.Sum(r => r.Naive.ServedOtherwise + r.Optimized.ServedOtherwise);
+        if (errors > 0 || otherwise > 0)
+        {
+            md.AppendLine();
+            md.AppendLine(Invariant($"Not counted above: {errors} failed requests, and {otherwise} served in another mode than asked (the Gateway drops X-Perf-Mode unless Gateway:AllowModeOverride is true)."));
+        }
+
+        return md.ToString();
+    }
+
+    /// <summary>One mode's requests in one scenario: only those served in that mode count in the figures.</summary>
+    private sealed class Tally
+    {
+        private readonly ModeStats _stats = new("");
+        private long _busyTicks;
+        private long _errors;
+        private long _servedOtherwise;
+
+        public void Add(long started, long sentBytes, Exchange.Outcome outcome, string mode)
+        {
+            if (!outcome.Ok)
+            {
+                _errors++;
+            }
+            else if (PerfMode.Summarize(outcome.Variants) != mode)
+            {
+                _servedOtherwise++;
+            }
+            else
+            {
+                _busyTicks += Stopwatch.GetTimestamp() - started;
+                _stats.Record(started, sentBytes + outcome.Bytes, ok: true, outcome.HeadersTimestamp);
+            }
+        }
+
+        public Side Side(string mode)
+        {
+            if (_stats.Count == 0)
+            {
+                return new Side(mode, 0, _errors, _servedOtherwise, null, null, null);
+            }
+
+            var seconds = _busyTicks / (double)Stopwatch.Frequency;
+            return new Side(mode, _stats.Count, _errors, _servedOtherwise, _stats.PercentileMs(50), _stats.PercentileMs(99), _stats.Bytes / 1e6 / Math.Max(seconds, 1e-6));
+        }
+    }
+}
