@@ -1,4 +1,5 @@
 using HttpPerf.ServiceDefaults;
+using Microsoft.Extensions.DependencyInjection;
 
 var builder = DistributedApplication.CreateBuilder(args);
 
@@ -64,19 +65,23 @@ frontend.WithFlagCommands(gateway, adminKey);
 uploads.WithFlagCommands(gateway, adminKey);
 gateway.WithFlagCommands(gateway, adminKey).WithAllFlagsCommands(adminKey);
 
-// Drives traffic through the Gateway for ten minutes: a mix that reaches all six pitfalls (10 MiB uploads
+// Drives traffic through the Gateway until it is stopped: a mix that reaches all six pitfalls (10 MiB uploads
 // and downloads), served as the flags say, so a flag flipped in the dashboard shows in every chart.
-// Its buttons change the rate and switch to A/B (naive and optimized interleaved by header) and back, live.
+// Its buttons change the rate, switch to A/B (naive and optimized interleaved by header) and back, live, and
+// measure naive against optimized now; its rate, mode, requests and errors are properties of the resource.
 // Start it from the dashboard when you are ready to watch; published, it is not started either (Publishing.cs).
 builder.AddProject<Projects.LoadGen>(SystemContract.LoadGen)
     .WithArgs("run", "--mode", "flags", "--scenario", "products=2,catalog=2,export=2,upload=1,download=1", "--size-mb", "10",
-        "--rate", "1", "--duration", "00:10:00", "--concurrency", "16")
+        "--rate", "1", "--duration", "infinite", "--concurrency", "16")
     .WithHttpEndpoint(name: "control", env: SystemContract.LoadGenControlPort, isProxied: false)
     .WithRateCommands()
     .WithModeCommands()
+    .WithMeasureCommand()
     .WithReference(gateway).WaitFor(gateway)
     .WithExplicitStart()
     .PublishAsExplicitStart();
+
+builder.Services.AddHostedService<LoadGenStatus>();
 
 // Published with `-p:ContainerPublishers=true`: a Docker Compose file, or a Helm chart (docs/deploy.md).
 builder.WithContainerPublishers();

@@ -12,18 +12,24 @@ namespace HttpPerf.Tests.AppHost;
 
 /// <summary>
 /// The real AppHost (AppHost/AppHost.cs), started by Aspire.Hosting.Testing with the dashboard on, as
-/// <c>dotnet run --project AppHost</c> starts it, with four settings of the test's own: a flags file, the Uploads
-/// folder and the SQLite catalog in a temp folder (the developer's stay untouched), 2,000 products (fast to seed and
-/// fetch), and the admin key. Ports are random (Aspire.Hosting.Testing asks for it), so it runs beside a
+/// <c>dotnet run --project AppHost</c> starts it, with settings of the test's own: a flags file and the Uploads
+/// folder in a temp folder (the developer's stay untouched), by default a 2,000-product catalog there too (fast to
+/// seed and fetch; null keeps the AppHost's own, 25.8 MB), the admin key and the dashboard's keys. Ports are random (Aspire.Hosting.Testing asks for it), so it runs beside a
 /// developer's AppHost. Every wait is bounded; the app is stopped whatever happens.
 /// </summary>
-public class AppHostFixture : IAsyncLifetime
+public class AppHostFixture(int? productCount) : IAsyncLifetime
 {
-    public const int ProductCount = 2_000;
+    public const int SmallCatalog = 2_000;
     public static readonly TimeSpan StartTimeout = TimeSpan.FromMinutes(4);
     public static readonly string[] ServiceNames = [.. SystemContract.Services.Select(s => s.Name)];
 
     private readonly string _work = Directory.CreateTempSubdirectory("httpperf-apphost-").FullName;
+
+    /// <summary>A small catalog, in a temp folder of its own.</summary>
+    public AppHostFixture()
+        : this(SmallCatalog)
+    {
+    }
 
     public DistributedApplication App { get; private set; } = null!;
 
@@ -36,6 +42,9 @@ public class AppHostFixture : IAsyncLifetime
     public Uri Dashboard { get; private set; } = null!;
 
     public string DashboardApiKey { get; } = $"test-dashboard-key-{Guid.NewGuid():N}";
+
+    /// <summary>The dashboard's login token: <c>{Dashboard}/login?t={token}</c>, as the AppHost prints it.</summary>
+    public string BrowserToken { get; } = $"test-browser-token-{Guid.NewGuid():N}";
 
     /// <summary>LoadGen's state when the four services had become healthy: it waits to be started.</summary>
     public string? LoadGenStateAtStart { get; private set; }
@@ -55,14 +64,21 @@ public class AppHostFixture : IAsyncLifetime
                 // The dashboard's own addresses, free ones: Aspire.Hosting.Testing's defaults are fixed ports.
                 $"--ASPNETCORE_URLS=http://localhost:{FreePort()}",
                 $"--ASPIRE_DASHBOARD_OTLP_ENDPOINT_URL=http://localhost:{FreePort()}",
-                // The key of the dashboard's telemetry API (what the Aspire CLI sends); else one is generated.
+                // The dashboard's keys and login token; else they are generated, and the keys kept in the
+                // developer's user secrets of the AppHost.
                 $"--AppHost:DashboardApiKey={DashboardApiKey}",
+                $"--AppHost:OtlpApiKey=test-otlp-key-{Guid.NewGuid():N}",
+                $"--ASPIRE_DASHBOARD_FRONTEND_BROWSERTOKEN={BrowserToken}",
             ],
             (application, _) => application.DisableDashboard = false,
             timeout.Token);
-        builder.CreateResourceBuilder<ProjectResource>(SystemContract.Catalog)
-            .WithEnvironment(SystemContract.CatalogDataDirectory, Path.Combine(_work, "catalog"))
-            .WithEnvironment("Catalog__ProductCount", ProductCount.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        if (productCount is int count)
+        {
+            builder.CreateResourceBuilder<ProjectResource>(SystemContract.Catalog)
+                .WithEnvironment(SystemContract.CatalogDataDirectory, Path.Combine(_work, "catalog"))
+                .WithEnvironment("Catalog__ProductCount", count.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        }
+
         builder.CreateResourceBuilder<ProjectResource>(SystemContract.Uploads)
             .WithEnvironment(SystemContract.UploadsDataDirectory, UploadsDirectory);
 

@@ -183,6 +183,27 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
             await system.Commands.ExecuteCommandAsync(SystemContract.Catalog, $"{Pitfalls.CatalogSerialization}-{PerfMode.Optimized}", Cancel);
             await WaitForLiveAsync(routes => routes.Any(r => r.Route == "products" && r.Variant == PerfMode.Naive && r.Requests > 0)
                                           && routes.Any(r => r.Route == "products" && r.Variant == PerfMode.Optimized && r.Requests > 0), "products both naive and optimized, by header");
+
+            // What it does shows on the resource itself: rate, mode, requests sent and errors.
+            await UntilAsync(() => Task.FromResult(
+                system.App.ResourceNotifications.TryGetCurrentState(SystemContract.LoadGen, out var state)
+                && Property(state, "loadgen.rate") == "5/s" && Property(state, "loadgen.mode") == "both"
+                && Convert.ToInt64(Property(state, "loadgen.requests"), System.Globalization.CultureInfo.InvariantCulture) > 0
+                && Property(state, "loadgen.errors") is not null), "LoadGen's rate, mode, requests and errors as resource properties");
+
+            // "A/B: measure now" answers with a table, beside the live load.
+            var measured = await system.Commands.ExecuteCommandAsync(SystemContract.LoadGen, "measure-ab", Cancel);
+            Assert.True(measured.Success, measured.Message);
+            Assert.Equal(CommandResultFormat.Markdown, measured.Data?.Format);
+            Assert.True(measured.Data?.DisplayImmediately);
+            var table = measured.Data!.Value;
+            Assert.Contains("p50", table, StringComparison.Ordinal);
+            Assert.Contains("optimized / naive", table, StringComparison.Ordinal);
+            foreach (var route in new[] { "/api/products", "/api/catalog/products" })
+            {
+                Assert.Contains(table.Split('\n'), line => line.Contains(route, StringComparison.Ordinal) && line.Contains(PerfMode.Naive, StringComparison.Ordinal));
+                Assert.Contains(table.Split('\n'), line => line.Contains(route, StringComparison.Ordinal) && line.Contains(PerfMode.Optimized, StringComparison.Ordinal));
+            }
         }
         finally
         {
@@ -239,6 +260,9 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
     // The Gateway's server span, the one ASP.NET Core names by route (YARP's proxy.forwarder span is of server kind too).
     private static bool IsGatewayServerSpan(DashboardSpans.Span span) =>
         span.Service == "gateway" && span.Kind == 2 && span.Name.StartsWith("GET /api/products", StringComparison.Ordinal);
+
+    private static string? Property(ResourceEvent state, string name) =>
+        state.Snapshot.Properties.FirstOrDefault(p => p.Name == name)?.Value?.ToString();
 
     private static async Task UntilAsync(Func<Task<bool>> condition, string what)
     {

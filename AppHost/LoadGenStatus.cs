@@ -1,0 +1,54 @@
+using System.Globalization;
+using System.Net.Http.Json;
+using HttpPerf.ServiceDefaults;
+using Microsoft.Extensions.Hosting;
+
+/// <summary>
+/// LoadGen's state where the dashboard shows it without logs: while it runs, its rate, mode, requests sent and
+/// errors, read from its control endpoint (<c>GET /status</c>) every 2 s and shown as properties of the resource
+/// (its details pane, and <c>aspire describe</c>). A run has no end under the AppHost, so these say it goes on.
+/// </summary>
+internal sealed class LoadGenStatus(DistributedApplicationModel model, ResourceNotificationService notifications) : BackgroundService
+{
+    private static readonly TimeSpan Interval = TimeSpan.FromSeconds(2);
+
+    protected override async Task ExecuteAsync(CancellationToken stoppingToken)
+    {
+        var loadGen = model.Resources.OfType<ProjectResource>().Single(r => r.Name == SystemContract.LoadGen);
+        using var client = new HttpClient { Timeout = TimeSpan.FromSeconds(2) };
+        using var timer = new PeriodicTimer(Interval);
+        while (await timer.WaitForNextTickAsync(stoppingToken))
+        {
+            if (!notifications.TryGetCurrentState(loadGen.Name, out var state) || state.Snapshot.State?.Text != KnownResourceStates.Running)
+            {
+                continue;
+            }
+
+            try
+            {
+                var status = await client.GetFromJsonAsync<Status>(new Uri(new Uri(loadGen.GetEndpoint("control").Url), "/status"), stoppingToken);
+                if (status is not null)
+                {
+                    ResourcePropertySnapshot[] properties =
+                    [
+                        new("loadgen.rate", $"{status.Rate.ToString(CultureInfo.InvariantCulture)}/s"),
+                        new("loadgen.mode", status.Mode),
+                        new("loadgen.requests", status.Requests),
+                        new("loadgen.errors", status.Errors),
+                        new("loadgen.running_since", status.RunningSince?.ToString("u", CultureInfo.InvariantCulture)),
+                    ];
+                    await notifications.PublishUpdateAsync(loadGen, snapshot => snapshot with
+                    {
+                        Properties = snapshot.Properties.RemoveAll(p => properties.Any(n => n.Name == p.Name)).AddRange(properties),
+                    });
+                }
+            }
+            catch (Exception exception) when (exception is HttpRequestException or TaskCanceledException or System.Text.Json.JsonException or InvalidOperationException)
+            {
+                // Starting, or stopping: the next tick reads it again.
+            }
+        }
+    }
+
+    private sealed record Status(double Rate, string Mode, long Requests, long Errors, DateTimeOffset? RunningSince);
+}
