@@ -100,7 +100,8 @@ public sealed class AbMeasurement(HttpClient gateway, long uploadBytes)
             var (_, request) = load.Next(i);
             var mode = i % 2 == 0 ? PerfMode.Naive : PerfMode.Optimized;
             route = $"{request.Method} {Exchange.RouteOf(request)}";
-            var sent = request.Content?.Headers.ContentLength ?? 0;
+            // An upload's body is generated as it is sent, with no Content-Length: count the file it carries.
+            var sent = request.Content is null ? 0 : request.Content.Headers.ContentLength ?? uploadBytes;
             var started = Stopwatch.GetTimestamp();
             Exchange.Outcome outcome;
             try

@@ -10,9 +10,10 @@ public static class DashboardSpans
 {
     public sealed record Span(string Service, string TraceId, string Name, int Kind, IReadOnlyDictionary<string, string> Attributes);
 
-    public static async Task<IReadOnlyList<Span>> GetAsync(HttpClient dashboard, string traceId, CancellationToken cancellationToken)
+    public static async Task<IReadOnlyList<Span>> GetAsync(HttpClient dashboard, string? traceId, CancellationToken cancellationToken, string? resourceName = null)
     {
-        using var response = await dashboard.GetAsync($"/api/telemetry/spans?traceId={traceId}&limit=1000", cancellationToken);
+        var query = traceId is null ? $"resource={resourceName}" : $"traceId={traceId}";
+        using var response = await dashboard.GetAsync($"/api/telemetry/spans?{query}&limit=1000", cancellationToken);
         if (!response.IsSuccessStatusCode)
         {
             throw new HttpRequestException($"The dashboard's telemetry API answered {(int)response.StatusCode}: {await response.Content.ReadAsStringAsync(cancellationToken)}");

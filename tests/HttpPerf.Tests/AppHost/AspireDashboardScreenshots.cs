@@ -1,0 +1,125 @@
+using System.Diagnostics;
+using Aspire.Hosting;
+using Aspire.Hosting.ApplicationModel;
+using HttpPerf.ServiceDefaults;
+using HttpPerf.ServiceDefaults.Flags;
+using HttpPerf.Tests.Infrastructure;
+using LoadGen.LocalSystem;
+using Microsoft.Playwright;
+
+namespace HttpPerf.Tests.AppHost;
+
+/// <summary>
+/// Remakes docs/dashboard.md's pictures of the real Aspire dashboard, when asked (it takes about three minutes):
+/// <c>ASPIRE_DASHBOARD_SCREENSHOTS=docs/dashboard dotnet test HttpPerf.slnx --filter AspireDashboardScreenshots</c>.
+/// The AppHost runs at the default catalog size with its dashboard; Chromium logs in with the token, as a person
+/// does with the URL the AppHost prints, starts LoadGen, opens the catalog's command menu and flips
+/// Catalog.Serialization to naive, and runs "A/B: measure now" from LoadGen's menu.
+/// </summary>
+public sealed class AspireDashboardScreenshots
+{
+    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
+
+    [Fact]
+    public async Task The_resources_a_command_menu_the_catalog_chart_a_trace_and_the_AB_answer()
+    {
+        var folder = Environment.GetEnvironmentVariable("ASPIRE_DASHBOARD_SCREENSHOTS");
+        if (string.IsNullOrEmpty(folder))
+        {
+            Assert.Skip("Set ASPIRE_DASHBOARD_SCREENSHOTS to a folder to remake docs/dashboard.md's pictures of the Aspire dashboard.");
+        }
+
+        folder = Path.GetFullPath(folder, LocalSystem.RepositoryRoot());
+        Directory.CreateDirectory(folder);
+        var system = new AppHostFixture(productCount: null);
+        try
+        {
+            await system.InitializeAsync();
+            await using var browser = await Chromium.LaunchAsync();
+            var page = await browser.NewPageAsync();
+            await page.SetViewportSizeAsync(1500, 950);
+            await page.GotoAsync(new Uri(system.Dashboard, $"/login?t={system.BrowserToken}").ToString());
+            await Assertions.Expect(page.GetByRole(AriaRole.Row).Filter(new() { HasText = SystemContract.Gateway })).ToBeVisibleAsync();
+
+            // LoadGen, started from its row; a minute of load that follows the flags, all optimized.
+            await RowAsync(page, SystemContract.LoadGen).GetByRole(AriaRole.Button, new() { Name = "Start resource" }).ClickAsync();
+            await WaitForStateAsync(system, SystemContract.LoadGen, KnownResourceStates.Running);
+            await page.WaitForTimeoutAsync(3_000);
+            await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "aspire-resources.png") });
+            await Task.Delay(TimeSpan.FromSeconds(60), Cancel);
+
+            // The catalog's command menu: "⋯", then Commands.
+            await OpenCommandsAsync(page, SystemContract.Catalog);
+            await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "aspire-command-menu.png") });
+            // The command that menu item runs, run the way the dashboard runs it (a click there lands only once the
+            // menu has settled, which a screenshot run need not wait on).
+            await page.Keyboard.PressAsync("Escape");
+            var flip = await system.Commands.ExecuteCommandAsync(SystemContract.Catalog, $"{Pitfalls.CatalogSerialization}-{PerfMode.Naive}", Cancel);
+            Assert.True(flip.Success, flip.Message);
+            var served = await Http.GetUntilServedAsync(system.Gateway, "/api/catalog/products", $"{Pitfalls.CatalogSerialization}={PerfMode.Naive}");
+            Assert.Contains($"{Pitfalls.CatalogSerialization}={PerfMode.Naive}", served, StringComparison.Ordinal);
+            await Task.Delay(TimeSpan.FromSeconds(50), Cancel);
+
+            // The catalog's request duration over the flip.
+            await page.GotoAsync(new Uri(system.Dashboard, "/metrics/resource/catalog?meter=Microsoft.AspNetCore.Hosting&instrument=http.server.request.duration&duration=5&view=Graph").ToString());
+            await page.WaitForTimeoutAsync(5_000);
+            await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "aspire-catalog-chart.png") });
+
+            // A product list's trace: LoadGen's span for the whole request, the hops under it.
+            var traceId = await ProductListTraceAsync(system);
+            await page.GotoAsync(new Uri(system.Dashboard, $"/traces/detail/{traceId}").ToString());
+            await Assertions.Expect(page.GetByText("products GET /api/products").First).ToBeVisibleAsync();
+            await page.WaitForTimeoutAsync(2_000);
+            await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "aspire-trace.png") });
+
+            // "A/B: measure now", from LoadGen's menu: the answer opens at once.
+            await page.GotoAsync(system.Dashboard.ToString());
+            await OpenCommandsAsync(page, SystemContract.LoadGen);
+            await page.Locator("[role=menuitem]:visible").Filter(new() { HasText = "A/B: measure now" }).Last.ClickAsync();
+            await Assertions.Expect(page.GetByText("p50 optimized / naive").First).ToBeVisibleAsync(new() { Timeout = 45_000 });
+            await page.WaitForTimeoutAsync(1_000);
+            await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "aspire-ab.png") });
+        }
+        finally
+        {
+            await system.Commands.ExecuteCommandAsync(SystemContract.Gateway, $"all-flags-{PerfMode.Optimized}", Cancel);
+            await system.DisposeAsync();
+        }
+    }
+
+    private static ILocator RowAsync(IPage page, string resource) =>
+        page.GetByRole(AriaRole.Row).Filter(new() { Has = page.GetByText(resource, new() { Exact = true }) }).First;
+
+    private static async Task OpenCommandsAsync(IPage page, string resource)
+    {
+        await RowAsync(page, resource).GetByRole(AriaRole.Button, new() { Name = "Actions" }).ClickAsync();
+        await page.Locator("[role=menuitem]:visible").Filter(new() { HasText = "Commands" }).First.HoverAsync();
+        await page.WaitForTimeoutAsync(700);
+    }
+
+    private static async Task WaitForStateAsync(AppHostFixture system, string resource, string state)
+    {
+        using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(2));
+        await system.App.ResourceNotifications.WaitForResourceAsync(resource, state, timeout.Token);
+    }
+
+    /// <summary>The newest LoadGen product-list trace the dashboard holds, found through its telemetry API.</summary>
+    private static async Task<string> ProductListTraceAsync(AppHostFixture system)
+    {
+        using var dashboard = new HttpClient { BaseAddress = system.Dashboard };
+        dashboard.DefaultRequestHeaders.Add("x-api-key", system.DashboardApiKey);
+        var clock = Stopwatch.StartNew();
+        while (clock.Elapsed < TimeSpan.FromSeconds(30))
+        {
+            var spans = await DashboardSpans.GetAsync(dashboard, traceId: null, Cancel, resourceName: SystemContract.LoadGen);
+            if (spans.LastOrDefault(s => s.Name == "products GET /api/products") is { } span)
+            {
+                return span.TraceId;
+            }
+
+            await Task.Delay(1_000, Cancel);
+        }
+
+        throw new TimeoutException("No LoadGen product-list trace reached the dashboard in 30 s.");
+    }
+}
