@@ -88,7 +88,7 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
     }
 
     [Fact]
-    public async Task Streaming_is_a_rung_of_the_two_lessons_that_have_it_and_every_flag_streaming_leaves_the_others_optimized()
+    public async Task Streaming_is_a_rung_of_the_lessons_that_have_it_and_every_flag_streaming_leaves_the_others_optimized()
     {
         using (var response = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Put, $"/admin/flags/{Pitfalls.FrontendCatalogClient}", Fixture.AdminKey, "streaming"), Cancel))
         {
@@ -123,7 +123,7 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
 
         var all = await WaitUntilAsync(flags => flags.All(f => f.Serving == Pitfalls.Find(f.Flag)!.Serving("streaming")));
         Assert.Equal(
-            [Pitfalls.FrontendCatalogClient, Pitfalls.CatalogSerialization],
+            [Pitfalls.FrontendCatalogClient, Pitfalls.CatalogSerialization, Pitfalls.UploadsReader],
             all.Where(f => f.Variant == "streaming").Select(f => f.Flag));
     }
 
