@@ -17,7 +17,7 @@ namespace HttpPerf.Tests.AppHost;
 /// seed and fetch; null keeps the AppHost's own, 25.8 MB), the admin key and the dashboard's keys. Ports are random (Aspire.Hosting.Testing asks for it), so it runs beside a
 /// developer's AppHost. Every wait is bounded; the app is stopped whatever happens.
 /// </summary>
-public class AppHostFixture(int? productCount) : IAsyncLifetime
+public class AppHostFixture : IAsyncLifetime
 {
     public const int SmallCatalog = 2_000;
     public static readonly TimeSpan StartTimeout = TimeSpan.FromMinutes(4);
@@ -25,11 +25,16 @@ public class AppHostFixture(int? productCount) : IAsyncLifetime
 
     private readonly string _work = Directory.CreateTempSubdirectory("httpperf-apphost-").FullName;
 
-    /// <summary>A small catalog, in a temp folder of its own.</summary>
+    private readonly int? _productCount;
+
+    /// <summary>A small catalog, in a temp folder of its own (xunit's class fixture: one public constructor).</summary>
     public AppHostFixture()
         : this(SmallCatalog)
     {
     }
+
+    /// <summary><paramref name="productCount"/> products in a temp folder; null keeps the AppHost's own catalog.</summary>
+    internal AppHostFixture(int? productCount) => _productCount = productCount;
 
     public DistributedApplication App { get; private set; } = null!;
 
@@ -72,7 +77,7 @@ public class AppHostFixture(int? productCount) : IAsyncLifetime
             ],
             (application, _) => application.DisableDashboard = false,
             timeout.Token);
-        if (productCount is int count)
+        if (_productCount is int count)
         {
             builder.CreateResourceBuilder<ProjectResource>(SystemContract.Catalog)
                 .WithEnvironment(SystemContract.CatalogDataDirectory, Path.Combine(_work, "catalog"))

@@ -199,10 +199,15 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
             var table = measured.Data!.Value;
             Assert.Contains("p50", table, StringComparison.Ordinal);
             Assert.Contains("optimized / naive", table, StringComparison.Ordinal);
-            foreach (var route in new[] { "/api/products", "/api/catalog/products" })
+            // A naive row that names the route, and under it the optimized row with p50 and the ratio.
+            var lines = table.Split('\n');
+            foreach (var route in new[] { "GET /api/products ", "GET /api/catalog/products " })
             {
-                Assert.Contains(table.Split('\n'), line => line.Contains(route, StringComparison.Ordinal) && line.Contains(PerfMode.Naive, StringComparison.Ordinal));
-                Assert.Contains(table.Split('\n'), line => line.Contains(route, StringComparison.Ordinal) && line.Contains(PerfMode.Optimized, StringComparison.Ordinal));
+                var naiveRow = Array.FindIndex(lines, line => line.Contains(route, StringComparison.Ordinal) && line.Contains("| naive |", StringComparison.Ordinal));
+                Assert.True(naiveRow >= 0, $"no naive row for {route}: {table}");
+                var optimizedRow = lines[naiveRow + 1].Split('|', StringSplitOptions.TrimEntries);
+                Assert.Equal(PerfMode.Optimized, optimizedRow[2]);
+                Assert.True(double.TryParse(optimizedRow[7], System.Globalization.CultureInfo.InvariantCulture, out var ratio) && ratio > 0, $"p50 ratio of {route}: {lines[naiveRow + 1]}");
             }
         }
         finally
