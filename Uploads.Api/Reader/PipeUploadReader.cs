@@ -12,9 +12,10 @@ namespace Uploads.Api.Reader;
 /// by the profile (docs/pitfalls/Uploads.Reader.md), not the boundary search (1% of its samples) but the thread-pool
 /// hop of every asynchronous file write of at most 64 KB and the workers' spinning between them. Measured, 100 MiB
 /// straight to Uploads.Api: 300 ms of CPU per upload against streaming's 518 and the sink's 155-170 (load average
-/// about 5); through the Gateway (docs/results/uploads-100mib, load average 16-28): p50 922 ms against 974, CPU
-/// 531 ms against 646 and the sink's 245, 0.53 of the sink's throughput: the hash (about 58 ms) and the page-cache
-/// copy (50-60 ms) on a machine whose two cores also run the Gateway and the client.
+/// about 5); through the Gateway (docs/results/uploads-100mib, quiet, load average 2.5-5): p50 494 ms against
+/// streaming's 587, CPU 545 ms against 639 and the sink's 166, 0.38 of the sink's throughput. Above the sink it must
+/// hash (about 58 ms) and copy into the page cache (50-60 ms); where the rest of the distance through the Gateway
+/// goes is not yet measured.
 /// </summary>
 public sealed class PipeUploadReader(UploadRules rules, UploadStore store) : IUploadReader
 {
