@@ -52,28 +52,14 @@ internal static class FlagCommands
             PerfMode.Streaming => "Flash",
             _ => "Rocket",
         },
-        // Enabled while the resource runs; the Gateway must be up to take the change.
-        UpdateState = context => context.ResourceSnapshot.State?.Text == KnownResourceStates.Running
-            ? ResourceCommandState.Enabled
-            : ResourceCommandState.Disabled,
+        UpdateState = ControlRequests.EnabledWhileRunning,
     };
 
     private static async Task<ExecuteCommandResult> SetAsync(
         IResourceBuilder<ProjectResource> gateway, IResourceBuilder<ParameterResource> adminKey, string path, string variant, CancellationToken cancellationToken)
     {
-        try
-        {
-            using var client = new HttpClient { BaseAddress = new Uri(gateway.GetEndpoint("http").Url) };
-            using var request = new HttpRequestMessage(HttpMethod.Put, path) { Content = JsonContent.Create(variant) };
-            request.Headers.Add("X-Admin-Key", await adminKey.Resource.GetValueAsync(cancellationToken));
-            using var response = await client.SendAsync(request, cancellationToken);
-            return response.IsSuccessStatusCode
-                ? CommandResults.Success()
-                : CommandResults.Failure($"The Gateway answered {(int)response.StatusCode} {response.ReasonPhrase}.");
-        }
-        catch (HttpRequestException exception)
-        {
-            return CommandResults.Failure($"The Gateway is not reachable: {exception.Message}");
-        }
+        using var request = new HttpRequestMessage(HttpMethod.Put, path) { Content = JsonContent.Create(variant) };
+        request.Headers.Add("X-Admin-Key", await adminKey.Resource.GetValueAsync(cancellationToken));
+        return await ControlRequests.SendAsync(gateway.GetEndpoint("http"), "The Gateway", request, cancellationToken);
     }
 }

@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Net.Http.Json;
-using System.Text.Json;
 
 /// <summary>
 /// Dashboard buttons on the LoadGen resource that change its arrival rate, and whether it follows the flags
@@ -59,64 +58,22 @@ internal static class LoadGenCommands
 
     private static async Task<ExecuteCommandResult> MeasureAsync(IResourceBuilder<ProjectResource> loadGen, CancellationToken cancellationToken)
     {
-        try
-        {
-            using var client = new HttpClient { BaseAddress = new Uri(loadGen.GetEndpoint("control").Url), Timeout = TimeSpan.FromSeconds(45) };
-            using var response = await client.PostAsync("/measure", content: null, cancellationToken);
-            var body = await response.Content.ReadAsStringAsync(cancellationToken);
-            return response.IsSuccessStatusCode
-                ? CommandResults.Success("Naive and optimized measured side by side.", body, CommandResultFormat.Markdown, displayImmediately: true)
-                : CommandResults.Failure(ProblemText(response, body));
-        }
-        catch (HttpRequestException exception)
-        {
-            return CommandResults.Failure($"LoadGen is not reachable: {exception.Message}");
-        }
-    }
-
-    // A problem response's title and detail, else the status line.
-    private static string ProblemText(HttpResponseMessage response, string body)
-    {
-        try
-        {
-            using var problem = JsonDocument.Parse(body);
-            var title = problem.RootElement.TryGetProperty("title", out var t) ? t.GetString() : null;
-            var detail = problem.RootElement.TryGetProperty("detail", out var d) ? d.GetString() : null;
-            if (title is not null)
-            {
-                return detail is null ? title : $"{title} {detail}";
-            }
-        }
-        catch (JsonException)
-        {
-            // Not a problem document.
-        }
-
-        return $"LoadGen answered {(int)response.StatusCode} {response.ReasonPhrase}.";
+        using var request = new HttpRequestMessage(HttpMethod.Post, "/measure");
+        return await ControlRequests.SendAsync(loadGen.GetEndpoint("control"), "LoadGen", request, cancellationToken,
+            onSuccess: table => CommandResults.Success("Naive and optimized measured side by side.", table, CommandResultFormat.Markdown, displayImmediately: true),
+            timeout: TimeSpan.FromSeconds(45));
     }
 
     private static CommandOptions Options(string description, string icon) => new()
     {
         Description = description,
         IconName = icon,
-        UpdateState = context => context.ResourceSnapshot.State?.Text == KnownResourceStates.Running
-            ? ResourceCommandState.Enabled
-            : ResourceCommandState.Disabled,
+        UpdateState = ControlRequests.EnabledWhileRunning,
     };
 
     private static async Task<ExecuteCommandResult> PutAsync<T>(IResourceBuilder<ProjectResource> loadGen, string path, T value, CancellationToken cancellationToken)
     {
-        try
-        {
-            using var client = new HttpClient { BaseAddress = new Uri(loadGen.GetEndpoint("control").Url) };
-            using var response = await client.PutAsJsonAsync(path, value, cancellationToken);
-            return response.IsSuccessStatusCode
-                ? CommandResults.Success()
-                : CommandResults.Failure($"LoadGen answered {(int)response.StatusCode} {response.ReasonPhrase}.");
-        }
-        catch (HttpRequestException exception)
-        {
-            return CommandResults.Failure($"LoadGen is not reachable: {exception.Message}");
-        }
+        using var request = new HttpRequestMessage(HttpMethod.Put, path) { Content = JsonContent.Create(value) };
+        return await ControlRequests.SendAsync(loadGen.GetEndpoint("control"), "LoadGen", request, cancellationToken);
     }
 }

@@ -25,7 +25,7 @@ public sealed partial class FlagsAdmin(IFlagStore store, IHttpClientFactory http
     public async Task<IReadOnlyList<FlagState>> ListAsync(IReadOnlyDictionary<string, string> gatewayServing, CancellationToken cancellationToken)
     {
         var file = await store.ReadAsync(cancellationToken);
-        var services = Pitfalls.All.Select(p => p.Service).Where(s => s != "gateway").Distinct();
+        var services = Pitfalls.All.Select(p => p.Service).Where(s => s != SystemContract.Gateway).Distinct();
         var serving = new Dictionary<string, string>(gatewayServing);
         foreach (var answer in await Task.WhenAll(services.Select(s => ServingAsync(s, cancellationToken))))
         {

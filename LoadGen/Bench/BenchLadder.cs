@@ -1,4 +1,5 @@
 using System.Text;
+using HttpPerf.ServiceDefaults;
 using HttpPerf.ServiceDefaults.Flags;
 using static System.FormattableString;
 
@@ -35,14 +36,7 @@ public static class BenchLadder
     };
 
     /// <summary>The hop (the report's service name) that stages <paramref name="pitfall"/>.</summary>
-    public static string Hop(Pitfall pitfall) => pitfall.Service switch
-    {
-        "gateway" => "Gateway",
-        "frontend" => "Frontend.Api",
-        "catalog" => "Catalog.Api",
-        "uploads" => "Uploads.Api",
-        var other => other,
-    };
+    public static string Hop(Pitfall pitfall) => SystemContract.Spec(pitfall.Service).Project;
 
     public static void Append(StringBuilder md, BenchResult result, string scenario, int concurrency, string flag)
     {

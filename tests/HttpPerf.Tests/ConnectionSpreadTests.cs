@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Net;
-using System.Net.Sockets;
+using HttpPerf.Tests.Infrastructure;
 using LoadGen.LocalSystem;
 
 namespace HttpPerf.Tests;
@@ -29,7 +29,7 @@ public sealed class ConnectionSpreadTests
 
         var work = Directory.CreateTempSubdirectory("httpperf-spread-").FullName;
         var catalog = new Dictionary<string, string> { ["Catalog__ProductCount"] = "2000", ["Catalog__DataDirectory"] = work };
-        var (frontPort, laterPort) = (FreePort(), FreePort());
+        var (frontPort, laterPort) = (Ports.Free(), Ports.Free());
         await using var first = await StartAsync("Catalog.Api", catalog);
         var config = Path.Combine(work, "haproxy.cfg");
         await File.WriteAllTextAsync(config, $"""
@@ -108,11 +108,4 @@ public sealed class ConnectionSpreadTests
 
     private static Task<ServiceProcess> StartAsync(string project, Dictionary<string, string> environment) =>
         ServiceProcess.StartAsync(project, LocalSystem.AssemblyPath(project, LocalSystem.CurrentConfiguration), environment, Cancel);
-
-    private static int FreePort()
-    {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
-    }
 }

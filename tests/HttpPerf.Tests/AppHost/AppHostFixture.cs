@@ -1,11 +1,10 @@
 extern alias AppHostAssembly;
 
-using System.Net;
-using System.Net.Sockets;
 using Aspire.Hosting;
 using Aspire.Hosting.ApplicationModel;
 using Aspire.Hosting.Testing;
 using HttpPerf.ServiceDefaults;
+using HttpPerf.Tests.Infrastructure;
 using Microsoft.Extensions.DependencyInjection;
 
 namespace HttpPerf.Tests.AppHost;
@@ -67,8 +66,8 @@ public class AppHostFixture : IAsyncLifetime
                 $"--FeatureFlags:File={FlagsFile}",
                 $"--Parameters:{SystemContract.AdminKeyParameter}={AdminKey}",
                 // The dashboard's own addresses, free ones: Aspire.Hosting.Testing's defaults are fixed ports.
-                $"--ASPNETCORE_URLS=http://localhost:{FreePort()}",
-                $"--ASPIRE_DASHBOARD_OTLP_ENDPOINT_URL=http://localhost:{FreePort()}",
+                $"--ASPNETCORE_URLS=http://localhost:{Ports.Free()}",
+                $"--ASPIRE_DASHBOARD_OTLP_ENDPOINT_URL=http://localhost:{Ports.Free()}",
                 // The dashboard's keys and login token; else they are generated, and the keys kept in the
                 // developer's user secrets of the AppHost.
                 $"--AppHost:DashboardApiKey={DashboardApiKey}",
@@ -134,12 +133,5 @@ public class AppHostFixture : IAsyncLifetime
         {
             // Best effort: a temp folder.
         }
-    }
-
-    private static int FreePort()
-    {
-        using var probe = new TcpListener(IPAddress.Loopback, 0);
-        probe.Start();
-        return ((IPEndPoint)probe.LocalEndpoint).Port;
     }
 }

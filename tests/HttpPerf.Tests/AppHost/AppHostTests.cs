@@ -141,15 +141,9 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
         }
 
         // And once the file parses again, the same command goes through.
-        var deadline = Stopwatch.StartNew();
-        ExecuteCommandResult again;
-        do
-        {
-            await Task.Delay(200, Cancel);
-            again = await system.Commands.ExecuteCommandAsync(SystemContract.Catalog, $"{Pitfalls.CatalogSerialization}-{PerfMode.Optimized}", Cancel);
-        }
-        while (!again.Success && deadline.Elapsed < TimeSpan.FromSeconds(10));
-        Assert.True(again.Success, again.Message);
+        ExecuteCommandResult? again = null;
+        var succeeded = await UntilAsync(async () => (again = await system.Commands.ExecuteCommandAsync(SystemContract.Catalog, $"{Pitfalls.CatalogSerialization}-{PerfMode.Optimized}", Cancel)).Success, TimeSpan.FromSeconds(10));
+        Assert.True(succeeded, again?.Message);
     }
 
     [Fact]
@@ -166,7 +160,7 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
 
             // Running is the process started; its control endpoint listens a moment later.
             using var control = system.App.CreateHttpClient(SystemContract.LoadGen, "control");
-            await UntilAsync(async () => (await control.GetAsync("/rate", Cancel)).IsSuccessStatusCode, "LoadGen's control endpoint answers");
+            Assert.True(await UntilAsync(async () => (await control.GetAsync("/rate", Cancel)).IsSuccessStatusCode, TimeSpan.FromSeconds(30)), "LoadGen's control endpoint did not answer in 30 s");
 
             // Following the flags: what the Gateway saw served is what the flags file says.
             var naive = await system.Commands.ExecuteCommandAsync(SystemContract.Catalog, $"{Pitfalls.CatalogSerialization}-{PerfMode.Naive}", Cancel);
@@ -185,11 +179,11 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
                                           && routes.Any(r => r.Route == "products" && r.Variant == PerfMode.Optimized && r.Requests > 0), "products both naive and optimized, by header");
 
             // What it does shows on the resource itself: rate, mode, requests sent and errors.
-            await UntilAsync(() => Task.FromResult(
+            Assert.True(await UntilAsync(() => Task.FromResult(
                 system.App.ResourceNotifications.TryGetCurrentState(SystemContract.LoadGen, out var state)
                 && Property(state, "loadgen.rate") == "5/s" && Property(state, "loadgen.mode") == "both"
                 && Convert.ToInt64(Property(state, "loadgen.requests"), System.Globalization.CultureInfo.InvariantCulture) > 0
-                && Property(state, "loadgen.errors") is not null), "LoadGen's rate, mode, requests and errors as resource properties");
+                && Property(state, "loadgen.errors") is not null), TimeSpan.FromSeconds(30)), "LoadGen's rate, mode, requests and errors not shown as resource properties in 30 s");
 
             // "A/B: measure now" answers with a table, beside the live load.
             var measured = await system.Commands.ExecuteCommandAsync(SystemContract.LoadGen, "measure-ab", Cancel);
@@ -238,18 +232,9 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
             using var dashboard = new HttpClient { BaseAddress = system.Dashboard };
             dashboard.DefaultRequestHeaders.Add("x-api-key", system.DashboardApiKey);
             IReadOnlyList<DashboardSpans.Span> spans = [];
-            var deadline = Stopwatch.StartNew();
-            while (deadline.Elapsed < TimeSpan.FromSeconds(30))
-            {
-                spans = await DashboardSpans.GetAsync(dashboard, traceId, Cancel);
-                // The Gateway's server span ends last, so it is exported last.
-                if (new[] { "frontend", "catalog" }.All(s => spans.Any(span => span.Service == s)) && spans.Any(IsGatewayServerSpan))
-                {
-                    break;
-                }
-
-                await Task.Delay(500, Cancel);
-            }
+            // The Gateway's server span ends last, so it is exported last.
+            await UntilAsync(async () => (spans = await DashboardSpans.GetAsync(dashboard, traceId, Cancel)).Any(IsGatewayServerSpan)
+                && new[] { "frontend", "catalog" }.All(s => spans.Any(span => span.Service == s)), TimeSpan.FromSeconds(30));
 
             Assert.Equal(["catalog", "frontend", "gateway"], spans.Select(s => s.Service).Distinct().Order());
             Assert.Contains(spans, s => s.Service == "frontend" && (s.Attributes.GetValueOrDefault("perf.variants") ?? "").Contains($"{Pitfalls.FrontendCatalogClient}={PerfMode.Naive}", StringComparison.Ordinal));
@@ -269,16 +254,17 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
     private static string? Property(ResourceEvent state, string name) =>
         state.Snapshot.Properties.FirstOrDefault(p => p.Name == name)?.Value?.ToString();
 
-    private static async Task UntilAsync(Func<Task<bool>> condition, string what)
+    /// <summary>Asks <paramref name="condition"/> every 250 ms until it holds (true) or <paramref name="timeout"/> has passed (false); a refused connection counts as not yet.</summary>
+    private static async Task<bool> UntilAsync(Func<Task<bool>> condition, TimeSpan timeout)
     {
-        var deadline = Stopwatch.StartNew();
-        while (deadline.Elapsed < TimeSpan.FromSeconds(30))
+        var clock = Stopwatch.StartNew();
+        while (clock.Elapsed < timeout)
         {
             try
             {
                 if (await condition())
                 {
-                    return;
+                    return true;
                 }
             }
             catch (HttpRequestException)
@@ -289,7 +275,7 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
             await Task.Delay(250, Cancel);
         }
 
-        Assert.Fail($"Not within 30 s: {what}.");
+        return false;
     }
 
     /// <summary>Polls the request that reaches <paramref name="flag"/> until <c>X-Perf-Variants</c> names <paramref name="variant"/>, for at most 2 s.</summary>
@@ -355,20 +341,9 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
 
     private async Task WaitForLiveAsync(Func<IReadOnlyList<LiveRoute>, bool> condition, string what)
     {
-        var deadline = Stopwatch.StartNew();
         IReadOnlyList<LiveRoute> routes = [];
-        while (deadline.Elapsed < TimeSpan.FromSeconds(45))
-        {
-            routes = (await system.Gateway.GetFromJsonAsync<LiveDocument>("/live", Cancel))!.Routes;
-            if (condition(routes))
-            {
-                return;
-            }
-
-            await Task.Delay(500, Cancel);
-        }
-
-        Assert.Fail($"Not seen within 45 s: {what}. The Gateway's last minute: {JsonSerializer.Serialize(routes)}");
+        var seen = await UntilAsync(async () => condition(routes = (await system.Gateway.GetFromJsonAsync<LiveDocument>("/live", Cancel))!.Routes), TimeSpan.FromSeconds(45));
+        Assert.True(seen, $"Not seen within 45 s: {what}. The Gateway's last minute: {JsonSerializer.Serialize(routes)}");
     }
 
     private sealed record FlagRow(string Flag, string Variant);

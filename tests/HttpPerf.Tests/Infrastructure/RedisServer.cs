@@ -25,11 +25,7 @@ public sealed class RedisServer : IAsyncDisposable
 
     public static async Task<RedisServer> StartAsync()
     {
-        using var probe = new TcpListener(IPAddress.Loopback, 0);
-        probe.Start();
-        var port = ((IPEndPoint)probe.LocalEndpoint).Port;
-        probe.Stop();
-        var server = new RedisServer(port);
+        var server = new RedisServer(Ports.Free());
         await server.StartAgainAsync();
         return server;
     }
