@@ -8,8 +8,9 @@ namespace HttpPerf.ServiceDefaults;
 /// counts requests still inside the pipeline, the <c>/runtime</c> call itself included: a request stuck
 /// after its client left never leaves it. <see cref="ResponseBodyBytes"/> and <see cref="ResponseWrites"/> add
 /// up what handlers wrote and in how many flushes (each an HTTP chunk and a send): their ratio is the mean write.
+/// <see cref="JitSeconds"/> is the time spent compiling methods: still rising, the process is not warm yet.
 /// </summary>
-public sealed record RuntimeCounters(long AllocatedBytes, int Gen0Collections, int Gen1Collections, int Gen2Collections, double CpuSeconds, long WorkingSetBytes, long ActiveRequests, long ResponseBodyBytes, long ResponseWrites)
+public sealed record RuntimeCounters(long AllocatedBytes, int Gen0Collections, int Gen1Collections, int Gen2Collections, double CpuSeconds, long WorkingSetBytes, long ActiveRequests, long ResponseBodyBytes, long ResponseWrites, double JitSeconds)
 {
     private static long s_active;
     private static long s_responseBytes;
@@ -33,7 +34,8 @@ public sealed record RuntimeCounters(long AllocatedBytes, int Gen0Collections, i
             process.WorkingSet64,
             Interlocked.Read(ref s_active),
             Interlocked.Read(ref s_responseBytes),
-            Interlocked.Read(ref s_responseWrites));
+            Interlocked.Read(ref s_responseWrites),
+            System.Runtime.JitInfo.GetCompilationTime().TotalSeconds);
     }
 
     /// <summary>Counts every request from here to the end of the pipeline, however it ends.</summary>

@@ -64,6 +64,34 @@ public sealed class UploadTests(SmallSystemFixture fixture)
         Assert.All(stored, sha => Assert.Equal(Sha256(bytes), sha));
     }
 
+    /// <summary>
+    /// The optimized writer fills 1 MiB blocks and writes each with direct I/O in 4 KiB multiples: a last partial
+    /// block is padded and the file cut back to its size. Sizes on and around those edges store exactly their bytes.
+    /// </summary>
+    [Theory]
+    [InlineData(0)]
+    [InlineData(1)]
+    [InlineData(4095)]
+    [InlineData(4096)]
+    [InlineData(4097)]
+    [InlineData(1024 * 1024 - 1)]
+    [InlineData(1024 * 1024)]
+    [InlineData(1024 * 1024 + 1)]
+    [InlineData(2 * 1024 * 1024 + 4096)]
+    public async Task The_optimized_rung_stores_exactly_the_bytes_of_any_size(int size)
+    {
+        var bytes = RandomNumberGenerator.GetBytes(size);
+        using var form = new MultipartFormDataContent { { new ByteArrayContent(bytes), "file", "edge.bin" } };
+
+        var (response, receipts) = await UploadAsync(form, "optimized");
+
+        Assert.Equal(HttpStatusCode.Created, response.StatusCode);
+        var stored = await File.ReadAllBytesAsync(Path.Combine(fixture.System.UploadsDataDirectory, receipts[0].Id, "data"), Cancel);
+        Assert.Equal(size, stored.Length);
+        Assert.Equal(Sha256(bytes), Sha256(stored));
+        Assert.Equal(Sha256(bytes), receipts[0].Sha256);
+    }
+
     [Theory]
     [MemberData(nameof(Modes))]
     public async Task Several_files_in_one_request_are_all_stored(string mode)
