@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Diagnostics;
+using System.Security.Cryptography;
 using HttpPerf.ServiceDefaults.Flags;
 using Microsoft.AspNetCore.Http.Features;
 using Microsoft.AspNetCore.Http.HttpResults;
@@ -26,7 +27,7 @@ public static class UploadsApi
         if (app.ServiceProvider.GetRequiredService<IOptions<UploadOptions>>().Value.EnableSink)
         {
             api.MapPost("/sink", Sink)
-                .WithSummary("Reads the body and discards it: the upper bound for upload benchmarks.");
+                .WithSummary("Reads the body and discards it (?sha256=true: hashes it too, answered in X-Sha256): the upper bound for upload benchmarks.");
         }
 
         return app;
@@ -87,10 +88,15 @@ public static class UploadsApi
         return await writer.CreateResultAsync(upload, store.DataPath(upload.Id), cancellationToken);
     }
 
-    public static async Task<Ok<long>> Sink(HttpContext context, IOptions<UploadOptions> options, CancellationToken cancellationToken)
+    /// <summary>
+    /// Reads the body and discards it; with <paramref name="sha256"/> it also hashes what it reads and answers the hash
+    /// in <c>X-Sha256</c>: the limit for any reader that must hash, as every upload rung does.
+    /// </summary>
+    public static async Task<Ok<long>> Sink(HttpContext context, IOptions<UploadOptions> options, bool? sha256, CancellationToken cancellationToken)
     {
         AllowLargeBody(context, options.Value.MaxRequestBytes);
         var buffer = ArrayPool<byte>.Shared.Rent(64 * 1024);
+        using var hash = sha256 == true ? IncrementalHash.CreateHash(HashAlgorithmName.SHA256) : null;
         long total = 0;
         try
         {
@@ -98,11 +104,17 @@ public static class UploadsApi
             while ((read = await context.Request.Body.ReadAsync(buffer, cancellationToken)) > 0)
             {
                 total += read;
+                hash?.AppendData(buffer, 0, read);
             }
         }
         finally
         {
             ArrayPool<byte>.Shared.Return(buffer);
+        }
+
+        if (hash is not null)
+        {
+            context.Response.Headers["X-Sha256"] = Convert.ToHexStringLower(hash.GetHashAndReset());
         }
 
         return TypedResults.Ok(total);

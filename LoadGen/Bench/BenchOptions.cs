@@ -34,7 +34,9 @@ public sealed record BenchOptions
     /// How long each phase warms up before it is measured (at least two requests, at most 100): long enough for
     /// the hot methods to leave tier-0 code. .NET compiles a method fully optimized after 30 calls, once no new
     /// method has been compiled for 100 ms; measured after two requests only, the optimized product list ran at
-    /// p50 344 ms, and at 236 ms after a longer run.
+    /// p50 344 ms, and at 236 ms after a longer run. Past it, the warm-up goes on while the services still spend
+    /// over 3% of the time compiling, up to three times as long (BenchRunner): the background recompilation of hot
+    /// methods outlasts 10 s on fresh processes under 100 MiB uploads.
     /// </summary>
     public TimeSpan WarmUp { get; init; } = DefaultWarmUp;
 

@@ -30,7 +30,7 @@ public sealed record BenchScenario(
     bool Streaming = false)
 {
     /// <summary>Whether the requests carry a body of the upload size (so throughput counts it).</summary>
-    public bool Uploads => Name == "upload";
+    public bool Uploads => Name.StartsWith("upload", StringComparison.Ordinal);
 
     /// <summary>Whether the requests need a stored file to download.</summary>
     public bool Downloads => Name.StartsWith("download", StringComparison.Ordinal);
@@ -55,6 +55,8 @@ public static class BenchScenarios
             Entry.Gateway, CatalogPath, Loaded: false, _ => Get("/api/catalog/export"), null),
         new("upload", "POST /api/uploads: Gateway → Uploads.Api (baseline: the raw sink, which reads and discards)",
             Entry.Gateway, UploadsPath, Loaded: false, r => Post("/api/uploads", r.UploadBytes), r => Post("/api/uploads/sink", r.UploadBytes), Streaming: true),
+        new("upload-sha256", "POST /api/uploads: as `upload`, against the sink that also hashes what it reads (`?sha256=true`): the limit for a rung that must hash",
+            Entry.Gateway, UploadsPath, Loaded: false, r => Post("/api/uploads", r.UploadBytes), r => Post("/api/uploads/sink?sha256=true", r.UploadBytes), Streaming: true),
         new("download", "GET /api/uploads/{id}: Gateway → Uploads.Api, read with a 64 KB client buffer",
             Entry.Gateway, UploadsPath, Loaded: false, r => Get($"/api/uploads/{r.DownloadId}"), null),
         new("products-direct", "GET /products straight from Frontend.Api → Catalog.Api: with `products`, what the Gateway adds",

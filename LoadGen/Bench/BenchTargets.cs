@@ -33,6 +33,8 @@ public static class BenchTargets
             TargetCheck.AtMostOf("Gateway overhead on the optimized product list, p50", "via Gateway / direct to Frontend.Api", Ratio(products, Find("products-direct", BenchRunner.Optimized), p => p.P50Ms), 1.1),
             TargetCheck.AtLeastOf($"{options.UploadMiB} MiB upload throughput", "optimized / naive", Ratio(Find("upload", BenchRunner.Optimized), Find("upload", BenchRunner.Naive), p => p.MiBPerSecond), 10),
             TargetCheck.AtLeastOf($"{options.UploadMiB} MiB upload throughput", "optimized / raw sink", Ratio(Find("upload", BenchRunner.Optimized), Find("upload", BenchRunner.Baseline), p => p.MiBPerSecond), 0.8),
+            // Every rung must hash what it stores: the sink that also hashes (scenario upload-sha256) is the limit that leaves.
+            TargetCheck.AtLeastOf($"{options.UploadMiB} MiB upload throughput", "optimized / sink that hashes", Ratio(Find("upload-sha256", BenchRunner.Optimized), Find("upload-sha256", BenchRunner.Baseline), p => p.MiBPerSecond), 0.8),
         ];
     }
 }

@@ -28,7 +28,7 @@ public static class BenchCommand
         var concurrentRequests = Positive("--concurrent-requests", "Requests per mode at --concurrency.", 32);
         var uploadMb = Positive("--upload-mb", "Upload and download size in MiB.", 100);
         var uploads = Positive("--uploads", "Uploads and downloads per mode.", 5);
-        var warmUp = new Option<int>("--warmup") { Description = "Seconds of warm-up requests before each phase is measured (at least two requests).", DefaultValueFactory = _ => (int)BenchOptions.DefaultWarmUp.TotalSeconds };
+        var warmUp = new Option<int>("--warmup") { Description = "Seconds of warm-up requests before each phase is measured (at least two requests; then on while the services still compile, up to three times as long).", DefaultValueFactory = _ => (int)BenchOptions.DefaultWarmUp.TotalSeconds };
         warmUp.Validators.Add(result =>
         {
             if (result.GetValueOrDefault<int>() < 0)

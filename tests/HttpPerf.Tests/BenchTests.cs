@@ -14,13 +14,17 @@ public sealed class BenchTests
     public async Task Bench_measures_every_scenario_in_every_mode_and_writes_the_report()
     {
         using var bench = new BenchOutput();
-        var result = await bench.RunAsync("--products", "500", "--requests", "3", "--concurrency", "2", "--concurrent-requests", "4", "--upload-mb", "1", "--uploads", "2");
+        var result = await bench.RunAsync(
+            "--scenario", "products,catalog,export,upload,upload-sha256,download,products-direct",
+            "--products", "500", "--requests", "3", "--concurrency", "2", "--concurrent-requests", "4", "--upload-mb", "1", "--uploads", "2");
         (string Scenario, int Concurrency, string[] Modes)[] expected =
         [
             ("products", 1, BenchRunner.Modes), ("products", 2, BenchRunner.Modes),
             ("catalog", 1, BenchRunner.Modes), ("catalog", 2, BenchRunner.Modes),
             ("export", 1, [BenchRunner.Naive, BenchRunner.Optimized]),
-            ("upload", 1, [BenchRunner.Naive, BenchRunner.Optimized, BenchRunner.Baseline, BenchRunner.Streaming]), ("download", 1, [BenchRunner.Naive, BenchRunner.Optimized]),
+            ("upload", 1, [BenchRunner.Naive, BenchRunner.Optimized, BenchRunner.Baseline, BenchRunner.Streaming]),
+            ("upload-sha256", 1, [BenchRunner.Naive, BenchRunner.Optimized, BenchRunner.Baseline, BenchRunner.Streaming]),
+            ("download", 1, [BenchRunner.Naive, BenchRunner.Optimized]),
             ("products-direct", 1, [BenchRunner.Naive, BenchRunner.Optimized, BenchRunner.Baseline]),
         ];
         Assert.Equal(
@@ -31,7 +35,7 @@ public sealed class BenchTests
         {
             var what = $"{phase.Scenario}/{phase.Concurrency}/{phase.Mode}";
             Assert.True(phase.Errors == 0, $"{what}: {phase.Errors} errors");
-            Assert.Equal(phase.Concurrency == 1 ? (phase.Scenario is "upload" or "download" ? 2 : 3) : 4, phase.Requests);
+            Assert.Equal(phase.Concurrency == 1 ? (phase.Scenario is "upload" or "upload-sha256" or "download" ? 2 : 3) : 4, phase.Requests);
             Assert.Equal(BenchScenarios.Find(phase.Scenario).Services, phase.Services.Keys);
             Assert.True(phase.FirstByteP50Ms > 0 && phase.FirstByteP50Ms <= phase.P50Ms, $"{what}: first byte {phase.FirstByteP50Ms} ms, p50 {phase.P50Ms} ms");
             Assert.True(phase.P50Ms <= phase.P90Ms && phase.P90Ms <= phase.P99Ms, what);
@@ -67,7 +71,7 @@ public sealed class BenchTests
         Assert.True(products["Gateway"].MeanWriteBytes >= 16 * 1024, $"the Gateway writes {products["Gateway"].MeanWriteBytes} bytes at a time");
 
         // Every target was computed from figures of this run, and the report shows each.
-        Assert.Equal(11, result.Targets.Count);
+        Assert.Equal(12, result.Targets.Count);
         Assert.All(result.Targets, t => Assert.NotNull(t.Met));
         var markdown = await File.ReadAllTextAsync(Path.Combine(bench.Folder, BenchReport.MarkdownFile), Cancel);
         Assert.All(result.Targets, t => Assert.Contains($"| {t.Target} | {t.Comparison} |", markdown));

@@ -128,6 +128,19 @@ public sealed class UploadTests(SmallSystemFixture fixture)
         Assert.Equal($"Gateway.Buffering={mode}", string.Join(", ", response.Headers.GetValues("X-Perf-Variants")));
     }
 
+    [Fact]
+    public async Task The_hashing_sink_answers_the_sha256_of_what_it_read()
+    {
+        var bytes = RandomNumberGenerator.GetBytes(1024 * 1024 + 3);
+        using var plain = await fixture.Gateway.PostAsync("/api/uploads/sink", new ByteArrayContent(bytes), Cancel);
+        using var hashed = await fixture.Gateway.PostAsync("/api/uploads/sink?sha256=true", new ByteArrayContent(bytes), Cancel);
+
+        Assert.Equal(bytes.Length, await hashed.Content.ReadFromJsonAsync<long>(Cancel));
+        Assert.Equal(Sha256(bytes), Assert.Single(hashed.Headers.GetValues("X-Sha256")));
+        Assert.Equal(HttpStatusCode.OK, plain.StatusCode);
+        Assert.False(plain.Headers.Contains("X-Sha256"));
+    }
+
     public static TheoryData<string, string, int> BadUploads()
     {
         var data = new TheoryData<string, string, int>();
