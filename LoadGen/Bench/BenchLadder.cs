@@ -31,7 +31,7 @@ public static class BenchLadder
         {
             [PerfMode.Naive] = ["Uploads.Api/Reader/FormFileUploadReader.cs"],
             [PerfMode.Streaming] = ["Uploads.Api/Reader/StreamingUploadReader.cs"],
-            [PerfMode.Optimized] = ["Uploads.Api/Reader/PipeUploadReader.cs", "Uploads.Api/Reader/MultipartBodyParser.cs", "Uploads.Api/Storage/UploadFileWriter.cs"],
+            [PerfMode.Optimized] = ["Uploads.Api/Reader/PipeUploadReader.cs", "Uploads.Api/Reader/MultipartBodyParser.cs", "Uploads.Api/Storage/UploadFileWriter.cs", "Uploads.Api/Storage/DirectIo.cs"],
         },
     };
 

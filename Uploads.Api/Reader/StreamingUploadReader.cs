@@ -8,10 +8,10 @@ namespace Uploads.Api.Reader;
 /// The fix to copy: <see cref="MultipartReader"/> over the request body. Each file section streams straight into
 /// its pending file, hashed on the way: one write to disk, a fixed buffer of memory, and a bad name, type,
 /// count or size is refused as soon as it is seen, before the rest of the body is read.
-/// Measured through the Gateway: 178 MiB/s for 100 MiB (1.77x naive; docs/results/bench, a quiet 2-core machine; the raw
-/// sink 532 MiB/s), 174 MiB/s for 1 GiB (2.66x; docs/results/uploads-1gib; the sink 292 MiB/s), no temp file. What it
-/// still costs is the store's shape, not the parsing: each read of at most 64 KB is one asynchronous file write, a
-/// thread-pool hop on Linux (518 ms of CPU per 100 MiB straight to Uploads.Api, against the sink's 155-170).
+/// Measured through the Gateway: 266 MiB/s for 100 MiB (2.2x naive; docs/results/uploads-100mib; the raw sink 744 MiB/s),
+/// 190 MiB/s for 1 GiB (1.9x; docs/results/uploads-1gib; the sink 763 MiB/s), no temp file. What it still costs is the
+/// store's shape, not the parsing: each read of at most 64 KB is one asynchronous file write, a thread-pool hop on
+/// Linux, into the page cache (Uploads.Api 346 ms of CPU per 100 MiB against the sink's 106; 5.8 s per GiB).
 /// </summary>
 public sealed class StreamingUploadReader(UploadRules rules, UploadStore store) : IUploadReader
 {

@@ -35,6 +35,6 @@ public sealed class UploadOptions
     /// <summary>Free space the disk must keep (default 1 GiB). An upload that would eat into it gets a 507.</summary>
     public long MinFreeDiskBytes { get; set; } = 1L << 30;
 
-    /// <summary>Adds <c>POST /uploads/sink</c>, which reads and discards the body: the benchmark's upper bound.</summary>
+    /// <summary>Adds <c>POST /uploads/sink</c>, which reads and discards the body (<c>?sha256=true</c>: and hashes it): the benchmark's upper bound.</summary>
     public bool EnableSink { get; set; }
 }
