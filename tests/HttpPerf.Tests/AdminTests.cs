@@ -88,6 +88,33 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
     }
 
     [Fact]
+    public async Task The_upload_reader_takes_each_rung_live_and_every_rung_stores_the_same_sha256()
+    {
+        var bytes = System.Security.Cryptography.RandomNumberGenerator.GetBytes(1024 * 1024 + 7);
+        var sha256 = Convert.ToHexStringLower(System.Security.Cryptography.SHA256.HashData(bytes));
+        foreach (var rung in new[] { "naive", "streaming", "optimized" })
+        {
+            using (var response = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Put, $"/admin/flags/{Pitfalls.UploadsReader}", Fixture.AdminKey, rung), Cancel))
+            {
+                Assert.Equal(HttpStatusCode.NoContent, response.StatusCode);
+            }
+
+            await WaitUntilAsync(flags => flags.Single(f => f.Flag == Pitfalls.UploadsReader).Serving == rung);
+            using var form = new MultipartFormDataContent { { new ByteArrayContent(bytes), "file", "live.bin" } };
+            using var upload = await Fixture.Gateway.PostAsync("/api/uploads", form, Cancel); // no header: the flag decides
+
+            Assert.Equal(HttpStatusCode.Created, upload.StatusCode);
+            Assert.Contains($"Uploads.Reader={rung}", string.Join(", ", upload.Headers.GetValues("X-Perf-Variants")), StringComparison.Ordinal);
+            var receipt = Assert.Single((await upload.Content.ReadFromJsonAsync<List<Receipt>>(Cancel))!);
+            Assert.Equal(sha256, receipt.Sha256);
+            var stored = await File.ReadAllBytesAsync(Path.Combine(Fixture.System.UploadsDataDirectory, receipt.Id, "data"), Cancel);
+            Assert.Equal(sha256, Convert.ToHexStringLower(System.Security.Cryptography.SHA256.HashData(stored)));
+        }
+    }
+
+    private sealed record Receipt(string Id, string Sha256);
+
+    [Fact]
     public async Task Streaming_is_a_rung_of_the_lessons_that_have_it_and_every_flag_streaming_leaves_the_others_optimized()
     {
         using (var response = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Put, $"/admin/flags/{Pitfalls.FrontendCatalogClient}", Fixture.AdminKey, "streaming"), Cancel))
