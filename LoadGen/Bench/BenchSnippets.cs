@@ -28,13 +28,26 @@ public static partial class BenchSnippets
     private static partial Regex PitfallTable();
 
     /// <summary>
-    /// <paramref name="markdown"/> with every marked table rendered anew from <paramref name="result"/>, and the
-    /// pitfall table (<c>&lt;!-- pitfalls --&gt;</c>) from <see cref="Pitfalls.All"/>.
+    /// <paramref name="markdown"/> with every marked table rendered anew from the committed report under
+    /// <paramref name="resultsRoot"/> (<c>bench/</c>, or the folder a marker names last: <c>... from uploads-100mib</c>),
+    /// and the pitfall table (<c>&lt;!-- pitfalls --&gt;</c>) from <see cref="Pitfalls.All"/>.
     /// </summary>
-    public static string Update(string markdown, BenchResult result) =>
-        PitfallTable().Replace(
-            Marked().Replace(markdown, m => m.Groups["open"].Value + Render(result, m.Groups["name"].Value) + m.Groups["close"].Value),
+    public static string Update(string markdown, string resultsRoot)
+    {
+        var reports = new Dictionary<string, BenchResult>();
+        BenchResult Report(string folder) => reports.TryGetValue(folder, out var read) ? read : reports[folder] = BenchReport.Read(Path.Combine(resultsRoot, folder));
+        return PitfallTable().Replace(
+            Marked().Replace(markdown, m => m.Groups["open"].Value + Render(m.Groups["name"].Value, Report) + m.Groups["close"].Value),
             m => m.Groups["open"].Value + RenderPitfalls() + m.Groups["close"].Value);
+    }
+
+    private static string Render(string name, Func<string, BenchResult> report) =>
+        name.Split(' ', StringSplitOptions.RemoveEmptyEntries) is [.. var table, "from", var folder]
+            ? Render(report(folder), string.Join(' ', table))
+            : Render(report(MainResults), name);
+
+    /// <summary>The folder under docs/results of the report that a marker without <c>from</c> quotes.</summary>
+    public const string MainResults = "bench";
 
     /// <summary>Whether <paramref name="markdown"/> has the pitfall table.</summary>
     public static bool HasPitfallTable(string markdown) => PitfallTable().IsMatch(markdown);

@@ -66,7 +66,7 @@ public static class Pitfalls
         new(UploadsReader, SystemContract.Uploads,
             "IFormFile: the form is buffered (memory, then a temp file) before the files are copied to storage",
             "MultipartReader: each file section streams straight to storage, hashed on the way",
-            "the delimiter is found in Kestrel's own buffers (PipeReader, vectorized IndexOf); file bytes are hashed and written from them in large gathered writes: no copy, no thread-pool hop per write"),
+            "the delimiter is found in Kestrel's own buffers (PipeReader, vectorized IndexOf); file bytes are copied into aligned 1 MiB blocks, hashed, and written with direct I/O, past the page cache"),
         new(UploadsDownload, SystemContract.Uploads,
             "the whole file is read into a byte array, then written",
             "the platform's file result: chunked from disk, Content-Length, ranges"),
