@@ -7,8 +7,8 @@ namespace Catalog.Api.Export;
 /// The fix: rows go into the response's PipeWriter without a flush each; it is flushed once 64 KB are
 /// waiting (and at the end), so the socket sees full segments and the client still gets bytes early. The
 /// flush is also where backpressure applies, so memory stays at one buffer.
-/// Measured here on loopback at 6.2 MB through the Gateway (docs/results/bench, a quiet 2-core machine): p50 159 ms
-/// (0.83x), 180 ms of Catalog CPU (0.62x).
+/// Measured here on loopback at 6.2 MB through the Gateway (docs/results/bench, a quiet 2-core machine): p50 155 ms
+/// (0.79x), 168 ms of Catalog CPU (0.63x).
 /// </summary>
 public sealed class CoalescedExportWriter(CatalogStore store) : ICatalogExportWriter
 {

@@ -6,8 +6,8 @@ namespace Catalog.Api.Export;
 /// What teams ship to "stream" an export: write a row, flush it, so the client sees progress. Every flush
 /// is a send of its own (Kestrel disables Nagle), so 86,000 rows leave as 86,000 tiny TCP segments and as
 /// many system calls. Seed 003 saw this take 34 s instead of 1.15 s on HTTP.sys over a high-latency link.
-/// Measured here on loopback at 6.2 MB through the Gateway (docs/results/bench, a quiet 2-core machine): p50 192 ms,
-/// 290 ms of Catalog CPU a request.
+/// Measured here on loopback at 6.2 MB through the Gateway (docs/results/bench, a quiet 2-core machine): p50 195 ms,
+/// 267 ms of Catalog CPU a request.
 /// </summary>
 public sealed class FlushPerRowExportWriter(CatalogStore store) : ICatalogExportWriter
 {

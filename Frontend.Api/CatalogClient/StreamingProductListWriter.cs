@@ -12,8 +12,8 @@ namespace Frontend.Api.CatalogClient;
 /// leave while the Catalog is still sending. Each product still becomes a record and five strings to read, and its view
 /// a record and four strings more to write.
 /// Measured end to end at 25 MB, this hop and the Catalog streaming (docs/results/bench, a quiet 2-core machine): p50
-/// 220 ms (0.32x naive), first byte 3.7 ms, Frontend.Api 181 ms of CPU (0.37x) and 93 MB allocated a request (0.44x,
-/// all of it short-lived), peak working set 123 MB (0.08x), and 166 MB under 16 concurrent fetches. 17 lines: 5 more
+/// 277 ms (0.43x naive), first byte 3.3 ms, Frontend.Api 222 ms of CPU (0.56x) and 93 MB allocated a request (0.50x,
+/// all of it short-lived), peak working set 120 MB (0.06x), and 167 MB under 16 concurrent fetches. 17 lines: 5 more
 /// than naive.
 /// </summary>
 public sealed class StreamingProductListWriter(ICatalogApi catalog) : IProductListWriter
