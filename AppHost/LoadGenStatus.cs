@@ -26,7 +26,7 @@ internal sealed class LoadGenStatus(DistributedApplicationModel model, ResourceN
 
             try
             {
-                var status = await client.GetFromJsonAsync<Status>(new Uri(new Uri(loadGen.GetEndpoint("control").Url), "/status"), stoppingToken);
+                var status = await client.GetFromJsonAsync<Status>(new Uri(new Uri(loadGen.GetEndpoint("control").Url), SystemContract.StatusPath), stoppingToken);
                 if (status is not null)
                 {
                     ResourcePropertySnapshot[] properties =

@@ -25,8 +25,6 @@ public static class Extensions
     public const string FlagsPath = "/flags";
     public const string RuntimePath = "/runtime";
 
-    /// <summary>LoadGen's live state, which the AppHost reads every 2 s to show it on the resource: a probe, not a request to trace.</summary>
-    public const string StatusPath = "/status";
     public const string OpenApiPath = "/openapi/{documentName}.json";
 
     /// <summary>
@@ -194,5 +192,5 @@ public static class Extensions
     }
 
     private static bool IsProbe(PathString path) =>
-        path.StartsWithSegments(HealthPath) || path.StartsWithSegments(AlivePath) || path.StartsWithSegments(RuntimePath) || path.StartsWithSegments(StatusPath);
+        path.StartsWithSegments(HealthPath) || path.StartsWithSegments(AlivePath) || path.StartsWithSegments(RuntimePath) || path.StartsWithSegments(SystemContract.StatusPath);
 }

@@ -12,13 +12,11 @@ namespace HttpPerf.ServiceDefaults;
 /// </summary>
 internal sealed class ProbeSampler : Sampler
 {
-    /// <summary>The activity names of YARP 2.3's active health checks (<c>ActiveHealthCheckMonitor</c>).</summary>
-    public static readonly string[] HealthCheckActivities = ["proxy.cluster_health_checks", "proxy.destination_health_check"];
-
     private static readonly Sampler Default = new ParentBasedSampler(new AlwaysOnSampler());
 
     public override SamplingResult ShouldSample(in SamplingParameters samplingParameters) =>
-        HealthCheckActivities.Contains(samplingParameters.Name)
+        // The activity names of YARP 2.3's active health checks (ActiveHealthCheckMonitor).
+        samplingParameters.Name is "proxy.cluster_health_checks" or "proxy.destination_health_check"
             ? new SamplingResult(SamplingDecision.Drop)
             : Default.ShouldSample(samplingParameters);
 }

@@ -12,15 +12,13 @@ namespace HttpPerf.ServiceDefaults;
 /// </summary>
 public static class SharedRedis
 {
-    public const string ConnectionName = SystemContract.FlagsConnectionName;
-
     public static void AddSharedRedis(this IHostApplicationBuilder builder)
     {
         // The client's own log: a connection's failures and reconnects (Warning and above), not the 30 Information
         // lines of every connect's handshake.
         builder.Logging.AddFilter("StackExchange.Redis", LogLevel.Warning);
         builder.AddRedisClient(
-            ConnectionName,
+            SystemContract.FlagsConnectionName,
             settings =>
             {
                 // Aspire's check pings Redis and reports Unhealthy when it cannot: /health would answer 503 during an

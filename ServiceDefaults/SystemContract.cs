@@ -26,6 +26,9 @@ public static class SystemContract
     /// <summary>Every service answers here when it is ready (200), and the Gateway's active health checks ask it.</summary>
     public const string HealthPath = "/health";
 
+    /// <summary>LoadGen's live state, which the AppHost reads every 2 s to show it on the resource: a probe, not a request to trace.</summary>
+    public const string StatusPath = "/status";
+
     /// <summary>Absolute path of the shared flags file (when <see cref="FlagsConnectionString"/> is not set).</summary>
     public const string FlagsFile = "FeatureFlags__File";
 

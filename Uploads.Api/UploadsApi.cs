@@ -92,11 +92,11 @@ public static class UploadsApi
     /// Reads the body and discards it; with <paramref name="sha256"/> it also hashes what it reads and answers the hash
     /// in <c>X-Sha256</c>: the limit for any reader that must hash, as every upload rung does.
     /// </summary>
-    public static async Task<Ok<long>> Sink(HttpContext context, IOptions<UploadOptions> options, bool? sha256, CancellationToken cancellationToken)
+    public static async Task<Ok<long>> Sink(HttpContext context, IOptions<UploadOptions> options, CancellationToken cancellationToken, bool sha256 = false)
     {
         AllowLargeBody(context, options.Value.MaxRequestBytes);
         var buffer = ArrayPool<byte>.Shared.Rent(64 * 1024);
-        using var hash = sha256 == true ? IncrementalHash.CreateHash(HashAlgorithmName.SHA256) : null;
+        using var hash = sha256 ? IncrementalHash.CreateHash(HashAlgorithmName.SHA256) : null;
         long total = 0;
         try
         {

@@ -188,12 +188,14 @@ public static class BenchRunner
         // Warm-up (JIT, connection pools, the baseline's cached bytes), one request at a time, not measured (BenchOptions.WarmUp):
         // --warmup seconds, then on while the services still spend a share of the time compiling, up to three times as long.
         var warming = Stopwatch.GetTimestamp();
+        var jitSeconds = await JitSecondsAsync(services, cancellationToken);
         for (var warmed = 2; ; warmed += 2)
         {
             var batch = Stopwatch.GetTimestamp();
-            var jitBefore = await JitSecondsAsync(services, cancellationToken);
             await LoadRunner.RunAsync(client, _ => (mode, request()), requests: 2, concurrency: 1, cancellationToken, buffer);
-            var compiling = (await JitSecondsAsync(services, cancellationToken) - jitBefore) / Stopwatch.GetElapsedTime(batch).TotalSeconds;
+            var jitBefore = jitSeconds;
+            jitSeconds = await JitSecondsAsync(services, cancellationToken);
+            var compiling = (jitSeconds - jitBefore) / Stopwatch.GetElapsedTime(batch).TotalSeconds;
             var elapsed = Stopwatch.GetElapsedTime(warming);
             if (warmed >= MaxWarmUpRequests || elapsed >= 3 * options.WarmUp || (elapsed >= options.WarmUp && compiling < WarmJitShare))
             {

@@ -27,19 +27,22 @@ public static partial class BenchSnippets
     [GeneratedRegex(@"(?<open><!-- pitfalls -->\n)(?<body>.*?)(?<close><!-- /pitfalls -->)", RegexOptions.Singleline)]
     private static partial Regex PitfallTable();
 
-    /// <summary>
-    /// <paramref name="markdown"/> with every marked table rendered anew from the committed report under
-    /// <paramref name="resultsRoot"/> (<c>bench/</c>, or the folder a marker names last: <c>... from uploads-100mib</c>),
-    /// and the pitfall table (<c>&lt;!-- pitfalls --&gt;</c>) from <see cref="Pitfalls.All"/>.
-    /// </summary>
-    public static string Update(string markdown, string resultsRoot)
+    /// <summary>The committed report of each folder under <paramref name="resultsRoot"/>, each read once, when first asked for.</summary>
+    public static Func<string, BenchResult> Reports(string resultsRoot)
     {
         var reports = new Dictionary<string, BenchResult>();
-        BenchResult Report(string folder) => reports.TryGetValue(folder, out var read) ? read : reports[folder] = BenchReport.Read(Path.Combine(resultsRoot, folder));
-        return PitfallTable().Replace(
-            Marked().Replace(markdown, m => m.Groups["open"].Value + Render(m.Groups["name"].Value, Report) + m.Groups["close"].Value),
-            m => m.Groups["open"].Value + RenderPitfalls() + m.Groups["close"].Value);
+        return folder => reports.TryGetValue(folder, out var read) ? read : reports[folder] = BenchReport.Read(Path.Combine(resultsRoot, folder));
     }
+
+    /// <summary>
+    /// <paramref name="markdown"/> with every marked table rendered anew from <paramref name="reports"/> (<c>bench</c>,
+    /// or the folder a marker names last: <c>... from uploads-100mib</c>), and the pitfall table
+    /// (<c>&lt;!-- pitfalls --&gt;</c>) from <see cref="Pitfalls.All"/>.
+    /// </summary>
+    public static string Update(string markdown, Func<string, BenchResult> reports) =>
+        PitfallTable().Replace(
+            Marked().Replace(markdown, m => m.Groups["open"].Value + Render(m.Groups["name"].Value, reports) + m.Groups["close"].Value),
+            m => m.Groups["open"].Value + RenderPitfalls() + m.Groups["close"].Value);
 
     private static string Render(string name, Func<string, BenchResult> report) =>
         name.Split(' ', StringSplitOptions.RemoveEmptyEntries) is [.. var table, "from", var folder]

@@ -95,10 +95,11 @@ public static class BenchCommand
     private static async Task<int> UpdateDocsAsync(CancellationToken cancellationToken)
     {
         var root = LocalSystem.LocalSystem.RepositoryRoot();
+        var reports = BenchSnippets.Reports(Path.Combine(root, "docs", "results"));
         foreach (var page in BenchSnippets.Pages(root))
         {
             var text = await File.ReadAllTextAsync(page, cancellationToken);
-            var updated = BenchSnippets.Update(text, Path.Combine(root, "docs", "results"));
+            var updated = BenchSnippets.Update(text, reports);
             if (updated != text)
             {
                 await File.WriteAllTextAsync(page, updated, cancellationToken);

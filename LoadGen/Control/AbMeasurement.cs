@@ -29,7 +29,7 @@ public sealed class AbMeasurement(HttpClient gateway, long uploadBytes)
     public bool IsMeasuring => _one.CurrentCount == 0;
 
     /// <summary>One scenario's figures in one mode: the request count they rest on, errors, and bytes moved per second busy.</summary>
-    public sealed record Side(string Mode, long Requests, long Errors, long ServedOtherwise, double? P50Ms, double? P99Ms, double? MegabytesPerSecond);
+    public sealed record Side(long Requests, long Errors, long ServedOtherwise, double? P50Ms, double? P99Ms, double? MegabytesPerSecond);
 
     public sealed record Row(string Scenario, string Route, Side Naive, Side Optimized);
 
@@ -85,7 +85,7 @@ public sealed class AbMeasurement(HttpClient gateway, long uploadBytes)
     {
         var load = Scenario.Parse(name, new ModeControl([ModeControl.Both]), uploadBytes);
         await load.PrepareAsync(gateway, cancellationToken);
-        var sides = new Dictionary<string, Tally> { [PerfMode.Naive] = new(), [PerfMode.Optimized] = new() };
+        var sides = new Dictionary<string, Tally> { [PerfMode.Naive] = new(PerfMode.Naive), [PerfMode.Optimized] = new(PerfMode.Optimized) };
         var buffer = new byte[64 * 1024];
         var route = "";
         var clock = Stopwatch.StartNew();
@@ -113,10 +113,10 @@ public sealed class AbMeasurement(HttpClient gateway, long uploadBytes)
                 break;
             }
 
-            sides[mode].Add(started, sent, outcome, mode);
+            sides[mode].Add(started, sent, outcome);
         }
 
-        return new Row(name, route, sides[PerfMode.Naive].Side(PerfMode.Naive), sides[PerfMode.Optimized].Side(PerfMode.Optimized));
+        return new Row(name, route, sides[PerfMode.Naive].Side(), sides[PerfMode.Optimized].Side());
     }
 
     /// <summary>The result as a Markdown table: a row per scenario and mode, the optimized one with its ratios to naive.</summary>
@@ -146,14 +146,14 @@ public sealed class AbMeasurement(HttpClient gateway, long uploadBytes)
     }
 
     /// <summary>One mode's requests in one scenario: only those served in that mode count in the figures.</summary>
-    private sealed class Tally
+    private sealed class Tally(string mode)
     {
         private readonly ModeStats _stats = new("");
         private long _busyTicks;
         private long _errors;
         private long _servedOtherwise;
 
-        public void Add(long started, long sentBytes, Exchange.Outcome outcome, string mode)
+        public void Add(long started, long sentBytes, Exchange.Outcome outcome)
         {
             if (!outcome.Ok)
             {
@@ -170,15 +170,15 @@ public sealed class AbMeasurement(HttpClient gateway, long uploadBytes)
             }
         }
 
-        public Side Side(string mode)
+        public Side Side()
         {
             if (_stats.Count == 0)
             {
-                return new Side(mode, 0, _errors, _servedOtherwise, null, null, null);
+                return new Side(0, _errors, _servedOtherwise, null, null, null);
             }
 
             var seconds = _busyTicks / (double)Stopwatch.Frequency;
-            return new Side(mode, _stats.Count, _errors, _servedOtherwise, _stats.PercentileMs(50), _stats.PercentileMs(99), _stats.Bytes / 1e6 / Math.Max(seconds, 1e-6));
+            return new Side(_stats.Count, _errors, _servedOtherwise, _stats.PercentileMs(50), _stats.PercentileMs(99), _stats.Bytes / 1e6 / Math.Max(seconds, 1e-6));
         }
     }
 }

@@ -1,3 +1,4 @@
+using HttpPerf.ServiceDefaults;
 using LoadGen.Load;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
@@ -43,7 +44,7 @@ public static class LoadControlHost
         app.MapPut("/rate", SetRate).WithSummary("Changes the target arrival rate; the body is a JSON number.");
         app.MapGet("/mode", () => TypedResults.Ok(control.Modes.Name)).WithSummary("What the load asks for: flags (follow the flags file), both (A/B by header), naive or optimized.");
         app.MapPut("/mode", SetMode).WithSummary("Switches the load between flags, both, naive and optimized; the body is a JSON string.");
-        app.MapGet(Extensions.StatusPath, GetStatus).WithSummary("The live load now: running since when and until when, rate, mode, requests and errors, by scenario too.");
+        app.MapGet(SystemContract.StatusPath, GetStatus).WithSummary("The live load now: running since when and until when, rate, mode, requests and errors, by scenario too.");
         app.MapPost("/measure", MeasureAsync)
             .WithSummary($"A/B now, beside the live load: naive and optimized alternating by X-Perf-Mode header, one in flight, under {AbMeasurement.HardLimit.TotalSeconds:0} s; answers a Markdown table. ?scenario= one of {string.Join(", ", AbMeasurement.Scenarios)}; none: all.");
         await app.StartAsync(cancellationToken);

@@ -22,7 +22,7 @@ public static class PerfFlagsExtensions
     /// </summary>
     public static IHostApplicationBuilder AddPerfFlags(this IHostApplicationBuilder builder)
     {
-        if (builder.Configuration.GetConnectionString(SharedRedis.ConnectionName) is { Length: > 0 })
+        if (builder.Configuration.GetConnectionString(SystemContract.FlagsConnectionName) is { Length: > 0 })
         {
             builder.AddSharedRedis();
             var source = new RedisFlagsSource();

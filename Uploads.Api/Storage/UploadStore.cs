@@ -34,8 +34,7 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
     /// <summary>Streams <paramref name="content"/> to a pending upload; more than <paramref name="maxBytes"/> is a 413.</summary>
     public async Task<PendingUpload> WriteAsync(Stream content, string fileName, string contentType, long maxBytes, CancellationToken cancellationToken)
     {
-        var id = Guid.NewGuid().ToString("N");
-        var folder = Directory.CreateDirectory(Path.Combine(Incoming, id)).FullName;
+        var (id, folder) = NewFolder();
         var reservation = quota.Begin(folder);
         try
         {
@@ -55,8 +54,7 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
     /// <summary>A pending upload that the caller pushes bytes into (the optimized reader); more than <paramref name="maxBytes"/> is a 413.</summary>
     public UploadFileWriter Begin(string fileName, string contentType, long maxBytes)
     {
-        var id = Guid.NewGuid().ToString("N");
-        var folder = Directory.CreateDirectory(Path.Combine(Incoming, id)).FullName;
+        var (id, folder) = NewFolder();
         try
         {
             return new UploadFileWriter(id, folder, Path.Combine(folder, DataName), fileName, contentType, maxBytes, quota.Begin(folder));
@@ -66,6 +64,13 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
             Directory.Delete(folder, recursive: true);
             throw;
         }
+    }
+
+    /// <summary>A new upload's id and its own folder under this replica's incoming folder.</summary>
+    private (string Id, string Folder) NewFolder()
+    {
+        var id = Guid.NewGuid().ToString("N");
+        return (id, Directory.CreateDirectory(Path.Combine(Incoming, id)).FullName);
     }
 
     internal static Task WriteReceiptAsync(string folder, UploadReceipt receipt, CancellationToken cancellationToken) =>

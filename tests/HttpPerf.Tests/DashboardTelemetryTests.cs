@@ -182,19 +182,6 @@ public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
         }
     }
 
-    private static async Task<bool> WaitUntilAsync(Func<bool> condition)
-    {
-        var deadline = DateTime.UtcNow + TimeSpan.FromSeconds(20);
-        while (!condition())
-        {
-            if (DateTime.UtcNow >= deadline)
-            {
-                return false;
-            }
-
-            await Task.Delay(200, Cancel);
-        }
-
-        return true;
-    }
+    private static Task<bool> WaitUntilAsync(Func<bool> condition) =>
+        Poll.UntilAsync(() => Task.FromResult(condition()), TimeSpan.FromSeconds(20), TimeSpan.FromMilliseconds(200));
 }

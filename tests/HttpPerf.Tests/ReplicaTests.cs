@@ -245,13 +245,6 @@ public sealed class ReplicaTests
         }
     }
 
-    private static async Task WaitUntilAsync(Func<Task<bool>> condition, string what)
-    {
-        var deadline = Stopwatch.GetTimestamp() + 15 * Stopwatch.Frequency;
-        while (!await condition())
-        {
-            Assert.True(Stopwatch.GetTimestamp() < deadline, $"timed out waiting for {what}");
-            await Task.Delay(50, Cancel);
-        }
-    }
+    private static async Task WaitUntilAsync(Func<Task<bool>> condition, string what) =>
+        Assert.True(await Poll.UntilAsync(condition, TimeSpan.FromSeconds(15), TimeSpan.FromMilliseconds(50)), $"timed out waiting for {what}");
 }

@@ -255,28 +255,21 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
         state.Snapshot.Properties.FirstOrDefault(p => p.Name == name)?.Value?.ToString();
 
     /// <summary>Asks <paramref name="condition"/> every 250 ms until it holds (true) or <paramref name="timeout"/> has passed (false); a refused connection counts as not yet.</summary>
-    private static async Task<bool> UntilAsync(Func<Task<bool>> condition, TimeSpan timeout)
-    {
-        var clock = Stopwatch.StartNew();
-        while (clock.Elapsed < timeout)
-        {
-            try
+    private static Task<bool> UntilAsync(Func<Task<bool>> condition, TimeSpan timeout) =>
+        Poll.UntilAsync(
+            async () =>
             {
-                if (await condition())
+                try
                 {
-                    return true;
+                    return await condition();
                 }
-            }
-            catch (HttpRequestException)
-            {
-                // Not listening yet.
-            }
-
-            await Task.Delay(250, Cancel);
-        }
-
-        return false;
-    }
+                catch (HttpRequestException)
+                {
+                    return false; // not listening yet
+                }
+            },
+            timeout,
+            TimeSpan.FromMilliseconds(250));
 
     /// <summary>Polls the request that reaches <paramref name="flag"/> until <c>X-Perf-Variants</c> names <paramref name="variant"/>, for at most 2 s.</summary>
     private async Task AssertServedWithinAsync(string flag, string variant, string? uploadId)

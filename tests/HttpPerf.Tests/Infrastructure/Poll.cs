@@ -1,0 +1,24 @@
+using System.Diagnostics;
+
+namespace HttpPerf.Tests.Infrastructure;
+
+/// <summary>Waiting for what holds a little later: a service listening, a flag reaching every process, telemetry arriving.</summary>
+public static class Poll
+{
+    /// <summary>Asks <paramref name="condition"/> every <paramref name="interval"/> until it holds (true) or <paramref name="timeout"/> has passed (false).</summary>
+    public static async Task<bool> UntilAsync(Func<Task<bool>> condition, TimeSpan timeout, TimeSpan interval)
+    {
+        var clock = Stopwatch.StartNew();
+        while (!await condition())
+        {
+            if (clock.Elapsed >= timeout)
+            {
+                return false;
+            }
+
+            await Task.Delay(interval, TestContext.Current.CancellationToken);
+        }
+
+        return true;
+    }
+}
