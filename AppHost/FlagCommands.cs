@@ -1,4 +1,5 @@
 using System.Net.Http.Json;
+using HttpPerf.AppHost.Containers;
 using HttpPerf.ServiceDefaults.Flags;
 
 /// <summary>
@@ -8,11 +9,17 @@ using HttpPerf.ServiceDefaults.Flags;
 /// </summary>
 internal static class FlagCommands
 {
-    /// <summary>One command per flag of <paramref name="service"/> and rung: "Catalog.Serialization: naive", "…: streaming", "…: optimized".</summary>
-    public static IResourceBuilder<ProjectResource> WithFlagCommands(
-        this IResourceBuilder<ProjectResource> service, IResourceBuilder<ProjectResource> gateway, IResourceBuilder<ParameterResource> adminKey)
+    /// <summary>
+    /// One command per flag of <paramref name="service"/> and rung: "Catalog.Serialization: naive", "…: streaming",
+    /// "…: optimized", on every instance (each replica's sets the flag of them all).
+    /// </summary>
+    public static Service WithFlagCommands(this Service service, Service gateway, IResourceBuilder<ParameterResource> adminKey) =>
+        service.Each(p => p.WithFlagCommands(service.Name, gateway, adminKey), c => c.WithFlagCommands(service.Name, gateway, adminKey));
+
+    private static void WithFlagCommands<T>(this IResourceBuilder<T> service, string name, Service gateway, IResourceBuilder<ParameterResource> adminKey)
+        where T : IResource
     {
-        foreach (var pitfall in Pitfalls.All.Where(p => p.Service == service.Resource.Name))
+        foreach (var pitfall in Pitfalls.All.Where(p => p.Service == name))
         {
             foreach (var (variant, does) in pitfall.Variants)
             {
@@ -23,24 +30,23 @@ internal static class FlagCommands
                     commandOptions: Options(does, variant));
             }
         }
-
-        return service;
     }
 
     /// <summary>One command per variant that sets every flag of the system at once (a flag without that rung gets optimized).</summary>
-    public static IResourceBuilder<ProjectResource> WithAllFlagsCommands(
-        this IResourceBuilder<ProjectResource> gateway, IResourceBuilder<ParameterResource> adminKey)
+    public static Service WithAllFlagsCommands(this Service gateway, IResourceBuilder<ParameterResource> adminKey) =>
+        gateway.Each(p => p.WithAllFlagsCommands(gateway, adminKey), c => c.WithAllFlagsCommands(gateway, adminKey));
+
+    private static void WithAllFlagsCommands<T>(this IResourceBuilder<T> resource, Service gateway, IResourceBuilder<ParameterResource> adminKey)
+        where T : IResource
     {
         foreach (var variant in PerfMode.All)
         {
-            gateway.WithCommand(
+            resource.WithCommand(
                 name: $"all-flags-{variant}",
                 displayName: $"Every flag: {variant}",
                 executeCommand: context => SetAsync(gateway, adminKey, "/admin/flags", variant, context.CancellationToken),
                 commandOptions: Options($"Sets every pitfall flag of every service to {variant} (where a flag has no such rung: optimized).", variant));
         }
-
-        return gateway;
     }
 
     private static CommandOptions Options(string description, string variant) => new()
@@ -56,7 +62,7 @@ internal static class FlagCommands
     };
 
     private static async Task<ExecuteCommandResult> SetAsync(
-        IResourceBuilder<ProjectResource> gateway, IResourceBuilder<ParameterResource> adminKey, string path, string variant, CancellationToken cancellationToken)
+        Service gateway, IResourceBuilder<ParameterResource> adminKey, string path, string variant, CancellationToken cancellationToken)
     {
         using var request = new HttpRequestMessage(HttpMethod.Put, path) { Content = JsonContent.Create(variant) };
         request.Headers.Add("X-Admin-Key", await adminKey.Resource.GetValueAsync(cancellationToken));

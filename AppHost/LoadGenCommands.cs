@@ -10,7 +10,8 @@ internal static class LoadGenCommands
 {
     private static readonly double[] Rates = [1, 5, 20];
 
-    public static IResourceBuilder<ProjectResource> WithRateCommands(this IResourceBuilder<ProjectResource> loadGen)
+    public static IResourceBuilder<T> WithRateCommands<T>(this IResourceBuilder<T> loadGen)
+        where T : IResourceWithEndpoints
     {
         foreach (var rate in Rates)
         {
@@ -25,7 +26,8 @@ internal static class LoadGenCommands
     }
 
     /// <summary>"Load: follow flags" (no mode header: what the flags file says serves) and "Load: A/B" (naive and optimized by header, alternating).</summary>
-    public static IResourceBuilder<ProjectResource> WithModeCommands(this IResourceBuilder<ProjectResource> loadGen)
+    public static IResourceBuilder<T> WithModeCommands<T>(this IResourceBuilder<T> loadGen)
+        where T : IResourceWithEndpoints
     {
         loadGen.WithCommand(
             name: "mode-flags",
@@ -46,7 +48,8 @@ internal static class LoadGenCommands
     /// its Markdown table at once: p50, p99 and MB/s of each mode, the ratios, and the requests each rests on. LoadGen
     /// refuses, and the command fails with its reason, while the Gateway is not healthy.
     /// </summary>
-    public static IResourceBuilder<ProjectResource> WithMeasureCommand(this IResourceBuilder<ProjectResource> loadGen)
+    public static IResourceBuilder<T> WithMeasureCommand<T>(this IResourceBuilder<T> loadGen)
+        where T : IResourceWithEndpoints
     {
         loadGen.WithCommand(
             name: "measure-ab",
@@ -56,7 +59,8 @@ internal static class LoadGenCommands
         return loadGen;
     }
 
-    private static async Task<ExecuteCommandResult> MeasureAsync(IResourceBuilder<ProjectResource> loadGen, CancellationToken cancellationToken)
+    private static async Task<ExecuteCommandResult> MeasureAsync<T>(IResourceBuilder<T> loadGen, CancellationToken cancellationToken)
+        where T : IResourceWithEndpoints
     {
         using var request = new HttpRequestMessage(HttpMethod.Post, "/measure");
         return await ControlRequests.SendAsync(loadGen.GetEndpoint("control"), "LoadGen", request, cancellationToken,
@@ -71,7 +75,8 @@ internal static class LoadGenCommands
         UpdateState = ControlRequests.EnabledWhileRunning,
     };
 
-    private static async Task<ExecuteCommandResult> PutAsync<T>(IResourceBuilder<ProjectResource> loadGen, string path, T value, CancellationToken cancellationToken)
+    private static async Task<ExecuteCommandResult> PutAsync<T, TValue>(IResourceBuilder<T> loadGen, string path, TValue value, CancellationToken cancellationToken)
+        where T : IResourceWithEndpoints
     {
         using var request = new HttpRequestMessage(HttpMethod.Put, path) { Content = JsonContent.Create(value) };
         return await ControlRequests.SendAsync(loadGen.GetEndpoint("control"), "LoadGen", request, cancellationToken);

@@ -14,7 +14,7 @@ internal sealed class LoadGenStatus(DistributedApplicationModel model, ResourceN
 
     protected override async Task ExecuteAsync(CancellationToken stoppingToken)
     {
-        var loadGen = model.Resources.OfType<ProjectResource>().Single(r => r.Name == SystemContract.LoadGen);
+        var loadGen = model.Resources.OfType<IResourceWithEndpoints>().Single(r => r.Name == SystemContract.LoadGen);
         using var client = new HttpClient { Timeout = TimeSpan.FromSeconds(2) };
         using var timer = new PeriodicTimer(Interval);
         while (await timer.WaitForNextTickAsync(stoppingToken))

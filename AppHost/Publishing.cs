@@ -10,26 +10,10 @@ using Aspire.Hosting.Publishing;
 /// deployment tool reads. Its <c>project.v0</c> entries have no field for replicas or for a resource that waits to be
 /// started, so the entries here carry two of their own, <c>replicas</c> and <c>explicitStart</c>, which a tool that
 /// does not know them ignores. Compose and Helm publishing need Aspire.Hosting.Docker and Aspire.Hosting.Kubernetes,
-/// which this repository's package mirror does not serve: they are opt-in (<see cref="WithContainerPublishers"/>).
+/// which this repository's package mirror does not serve: docs/deploy.md shows the lines a user adds where they are.
 /// </remarks>
-internal static partial class Publishing
+internal static class Publishing
 {
-    /// <summary>
-    /// Compose or Helm publishing, when the AppHost is built with <c>-p:ContainerPublishers=true</c>
-    /// (ContainerPublishing/ComposeAndHelm.cs, docs/deploy.md); without it, nothing.
-    /// </summary>
-    public static IDistributedApplicationBuilder WithContainerPublishers(this IDistributedApplicationBuilder builder)
-    {
-        if (builder.ExecutionContext.IsPublishMode)
-        {
-            AddContainerPublishers(builder);
-        }
-
-        return builder;
-    }
-
-    static partial void AddContainerPublishers(IDistributedApplicationBuilder builder);
-
     /// <summary>The AppHost parameter <c>replicas</c>: replicas of Catalog.Api, Frontend.Api and Uploads.Api when published (default 2).</summary>
     public static IResourceBuilder<ParameterResource> AddReplicas(this IDistributedApplicationBuilder builder) =>
         builder.AddParameter("replicas", "2", publishValueAsDefault: true);

@@ -1,45 +1,105 @@
-using Microsoft.Extensions.Configuration;
+using HttpPerf.AppHost.Containers;
 using HttpPerf.ServiceDefaults;
+using Microsoft.Extensions.Configuration;
 
-/// <summary>How the AppHost wires each service in run mode: where it reads its flags, and how it is reached.</summary>
+/// <summary>How the AppHost wires each service: where it reads its flags, how it is reached, what it stores where.</summary>
 internal static class ServiceResourceExtensions
 {
     /// <summary>
-    /// Where a service reads its pitfall flags: run here, the shared flags file (<c>FeatureFlags__File</c>);
-    /// published, the Redis resource (<c>ConnectionStrings__flags</c>), once it answers.
+    /// Where a service reads its pitfall flags: in process mode, the shared flags file (<c>FeatureFlags__File</c>);
+    /// in container mode and published, the Redis resource (<c>ConnectionStrings__flags</c>), once it answers.
     /// </summary>
-    public static IResourceBuilder<ProjectResource> WithPerfFlags(
-        this IResourceBuilder<ProjectResource> service, string flagsFile, IResourceBuilder<RedisResource>? flagsStore) =>
+    public static Service WithPerfFlags(this Service service, string flagsFile, IResourceBuilder<RedisResource>? flagsStore) =>
         flagsStore is null
             ? service.WithEnvironment(SystemContract.FlagsFile, flagsFile)
-            : service.WithReference(flagsStore).WaitFor(flagsStore);
+            : service.Each(p => p.WithReference(flagsStore).WaitFor(flagsStore), c => c.WithReference(flagsStore).WaitFor(flagsStore));
 
     /// <summary>
     /// Callers reach the service's own Kestrel, not a DCP proxy in front of it. By default Aspire puts a proxy on
     /// every endpoint, so that replicas of one service share one address and a restarted process keeps its port.
     /// It costs: the 25.8 MB catalog took p50 162 ms through the proxy against 101 ms direct, DCP spent about
-    /// 44 ms of CPU per catalog it relayed, and a product list crosses three hops (docs/dashboard.md). Run mode here
+    /// 44 ms of CPU per catalog it relayed, and a product list crosses three hops (docs/dashboard.md). Process mode
     /// has one process per service, so the proxy buys nothing; with replicas (<c>WithReplicas</c>) it is what
-    /// spreads requests, so a replicated service keeps it. The port stays the launch profile's
-    /// (http://localhost:5100 for the Gateway), or a free one when Aspire is asked for random ports
-    /// (<c>aspire start --isolated</c> and the AppHost tests), so two instances never collide.
+    /// spreads requests, so a replicated project keeps it. A container is published on a port of this machine
+    /// (<paramref name="port"/>, else a free one), and other containers call it on the containers' network.
+    /// The port stays the launch profile's (http://localhost:5100 for the Gateway), or a free one when Aspire is
+    /// asked for random ports (<c>aspire start --isolated</c> and the AppHost tests), so two instances never collide.
     /// </summary>
-    public static IResourceBuilder<ProjectResource> WithDirectEndpoint(this IResourceBuilder<ProjectResource> service)
+    public static Service WithDirectEndpoint(this Service service, int? port = null)
     {
-        if (!service.ApplicationBuilder.ExecutionContext.IsRunMode || service.Resource.TryGetLastAnnotation<ReplicaAnnotation>(out var replicas) && replicas.Replicas > 1)
+        var builder = service.ApplicationBuilder;
+        if (!builder.ExecutionContext.IsRunMode)
         {
             return service;
         }
 
-        var randomPorts = service.ApplicationBuilder.Configuration.GetValue("DcpPublisher:RandomizePorts", false);
-        return service.WithEndpoint("http", endpoint =>
-        {
-            endpoint.IsProxied = false;
-            if (randomPorts)
+        var randomPorts = builder.Configuration.GetValue("DcpPublisher:RandomizePorts", false);
+        return service.Each(
+            project =>
             {
-                endpoint.Port = null;
-                endpoint.TargetPort = null;
-            }
-        }, createIfNotExists: false);
+                if (project.Resource.TryGetLastAnnotation<ReplicaAnnotation>(out var replicas) && replicas.Replicas > 1)
+                {
+                    return;
+                }
+
+                project.WithEndpoint("http", endpoint =>
+                {
+                    endpoint.IsProxied = false;
+                    if (randomPorts)
+                    {
+                        endpoint.Port = null;
+                        endpoint.TargetPort = null;
+                    }
+                }, createIfNotExists: false);
+            },
+            container => container.WithEndpoint("http", endpoint =>
+            {
+                endpoint.IsProxied = false;
+                endpoint.Port = randomPorts ? null : port;
+            }, createIfNotExists: false));
     }
+
+    /// <summary>
+    /// Uploads.Api's storage shared by every replica, so any replica serves any upload: in container mode the named
+    /// <paramref name="volume"/>; published, the volume <c>uploads-data</c> (Publishing.cs); in process mode, its folder.
+    /// Mounted on /home/app, the one directory of the image the "app" user owns: a new named volume takes the owner of
+    /// the directory it is mounted on.
+    /// </summary>
+    public static Service WithUploadsVolume(this Service uploads, string volume) => uploads.Each(
+        project => project.PublishWithUploadsVolume(),
+        container => container
+            .WithVolume(volume, "/home/app")
+            .WithEnvironment(SystemContract.UploadsDataDirectory, "/home/app/uploads"));
+
+    /// <summary>The Gateway's own pages as the resource's links: the landing page (flags, and the last minute per route and variant) and the admin page.</summary>
+    public static Service WithPublicPages(this Service gateway) => gateway.Each(
+        project => project.WithExternalHttpEndpoints()
+            .WithUrlForEndpoint("http", url => url.DisplayText = "Landing page: live by variant")
+            .WithUrlForEndpoint("http", _ => new() { Url = "/admin/", DisplayText = "Admin page: switch flags" }),
+        container => container.WithExternalHttpEndpoints()
+            .WithUrlForEndpoint("http", url => url.DisplayText = "Landing page: live by variant")
+            .WithUrlForEndpoint("http", _ => new() { Url = "/admin/", DisplayText = "Admin page: switch flags" }));
+
+    /// <summary>LoadGen's control endpoint (rate, mode, status, A/B), on the port <c>LOADGEN_CONTROL_PORT</c> names, reached directly.</summary>
+    public static Service WithControlEndpoint(this Service loadGen) => loadGen.Each(
+        project => project.WithHttpEndpoint(name: "control", env: SystemContract.LoadGenControlPort, isProxied: false),
+        container => container.WithHttpEndpoint(targetPort: Service.ContainerPort, name: "control", env: SystemContract.LoadGenControlPort, isProxied: false));
+
+    /// <summary>LoadGen's buttons: rate, mode, and "A/B: measure now" (LoadGenCommands).</summary>
+    public static Service WithLoadGenCommands(this Service loadGen) => loadGen.Each(
+        project => project.WithRateCommands().WithModeCommands().WithMeasureCommand(),
+        container => container.WithRateCommands().WithModeCommands().WithMeasureCommand());
+
+    public static Service WithArgs(this Service service, params string[] args) =>
+        service.Each(p => p.WithArgs(args), c => c.WithArgs(args));
+
+    /// <summary>Waits for a start from the dashboard.</summary>
+    public static Service WithExplicitStart(this Service service) =>
+        service.Each(p => p.WithExplicitStart(), c => c.WithExplicitStart());
+
+    public static Service PublishAsExplicitStart(this Service service) =>
+        service.Each(p => p.PublishAsExplicitStart(), _ => { });
+
+    public static Service PublishWithReplicas(this Service service, IResourceBuilder<ParameterResource> replicas) =>
+        service.Each(p => p.PublishWithReplicas(replicas), _ => { });
 }

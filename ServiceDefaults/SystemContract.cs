@@ -52,6 +52,12 @@ public static class SystemContract
     /// <summary>LoadGen's control endpoint (<c>PUT /rate</c>, <c>PUT /mode</c>): its port.</summary>
     public const string LoadGenControlPort = "LOADGEN_CONTROL_PORT";
 
+    /// <summary>
+    /// The service's container image, as the SDK builds it (<c>dotnet publish -t:PublishContainer</c>; Directory.Build.props
+    /// names it the same way): <c>httpperf/catalog</c>.
+    /// </summary>
+    public static string Image(string service) => $"httpperf/{service}";
+
     /// <summary>Service discovery's configuration for replica <paramref name="index"/> of <paramref name="service"/>.</summary>
     public static string ServiceAddress(string service, int index) => $"services__{service}__http__{index}";
 

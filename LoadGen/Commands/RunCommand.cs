@@ -63,7 +63,7 @@ public static class RunCommand
                 runner.Rate.PerSecond = perSecond;
                 var port = parse.GetValue(controlPort) ?? (int.TryParse(Environment.GetEnvironmentVariable("LOADGEN_CONTROL_PORT"), out var fromEnvironment) ? fromEnvironment : null);
                 await using var control = port is { } p
-                    ? await LoadControlHost.StartAsync(new LoadControl(runner, load.Modes, client, uploadBytes), $"http://localhost:{p}", cancellationToken: cancellationToken)
+                    ? await LoadControlHost.StartAsync(new LoadControl(runner, load.Modes, client, uploadBytes), ControlUrl(p), cancellationToken: cancellationToken)
                     : null;
                 // A run with no end ends when stopped, and then reports what it measured. The AppHost stops a resource
                 // with SIGTERM; with System.CommandLine's own handling alone the process ended at once with 143 and no
@@ -109,6 +109,11 @@ public static class RunCommand
         result.AddError($"'{text}' is neither a positive time span (00:10:00) nor '{Infinite}'.");
         return default;
     }
+
+    // On this machine, loopback only; in a container (the AppHost's container mode), every address of the container's
+    // own network namespace, or the host's published port could not reach it.
+    private static string ControlUrl(int port) =>
+        Environment.GetEnvironmentVariable("DOTNET_RUNNING_IN_CONTAINER") == "true" ? $"http://+:{port}" : $"http://localhost:{port}";
 
     private static Uri DefaultGateway() =>
         new(Environment.GetEnvironmentVariable("services__gateway__http__0") ?? "http://127.0.0.1:5100");

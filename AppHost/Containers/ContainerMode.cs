@@ -1,0 +1,130 @@
+using System.Net;
+using System.Net.NetworkInformation;
+using System.Net.Sockets;
+using HttpPerf.ServiceDefaults;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+
+namespace HttpPerf.AppHost.Containers;
+
+/// <summary>
+/// Container mode (<c>dotnet run -c Release --project AppHost -- --containers</c>, docs/deploy.md): the system as a
+/// deployment runs it, every service from its image on Docker or Podman, on a network of its own.
+/// </summary>
+internal static class ContainerMode
+{
+    /// <summary>
+    /// Reads the switch and, when it is on, prepares the AppHost for containers: the images are built (when missing
+    /// or stale) before anything starts, and the containers can reach the dashboard's OTLP endpoint on this machine.
+    /// </summary>
+    public static ContainerSettings AddContainerMode(this IDistributedApplicationBuilder builder, string[] args)
+    {
+        var settings = ContainerSettings.Read(builder.Configuration, args);
+        if (!settings.Enabled || !builder.ExecutionContext.IsRunMode)
+        {
+            return settings with { Enabled = false };
+        }
+
+        // Aspire's container tunnel carries containers' calls to the host (the dashboard's OTLP endpoint) through a
+        // proxy container. Where it is off (ASPIRE_ENABLE_CONTAINER_TUNNEL=false: eng/containers/setup.sh turns it off,
+        // since its image cannot be pulled there), containers call the host at the engine's name for it
+        // (host.containers.internal on Podman, a bridge gateway address), so the dashboard must listen beyond loopback;
+        // it still asks every caller for its OTLP API key.
+        if (!builder.Configuration.GetValue("ASPIRE_ENABLE_CONTAINER_TUNNEL", true))
+        {
+            var hostName = builder.Configuration["AppHost:ContainerHostname"] ??= settings.Runtime == "podman" ? "host.containers.internal" : "host.docker.internal";
+            foreach (var key in new[] { "ASPIRE_DASHBOARD_OTLP_ENDPOINT_URL", "ASPIRE_DASHBOARD_OTLP_HTTP_ENDPOINT_URL" })
+            {
+                if (builder.Configuration[key] is { } url && Uri.TryCreate(url, UriKind.Absolute, out var otlp) && otlp.IsLoopback)
+                {
+                    builder.Configuration[key] = new UriBuilder(otlp) { Host = "0.0.0.0" }.Uri.ToString().TrimEnd('/');
+                }
+            }
+
+            // DCP, which listens for the dashboard, binds the machine's addresses as they are when it starts, before the
+            // containers' bridge exists; so the name points at the machine's own address rather than at the bridge.
+            if (HostAddress() is { } address)
+            {
+                settings = settings with { RuntimeArgs = [$"--add-host={hostName}:{address}"] };
+            }
+        }
+
+        builder.Eventing.Subscribe<BeforeStartEvent>(async (start, cancellationToken) =>
+        {
+            var images = start.Model.Resources
+                .SelectMany(resource => resource.Annotations.OfType<ServiceImageAnnotation>())
+                .Select(annotation => annotation.Image)
+                .Distinct();
+            var logger = start.Services.GetRequiredService<ILoggerFactory>().CreateLogger(typeof(ContainerMode));
+            await new ServiceImages(settings, RepositoryRoot(builder), logger).EnsureAsync(images, cancellationToken);
+        });
+        return settings;
+    }
+
+    /// <summary>
+    /// The service: its project in process mode and published; in container mode, <paramref name="replicas"/>
+    /// containers of its image (<c>httpperf/{name}</c>), each reached straight at its own port (no proxy in between).
+    /// </summary>
+    public static Service AddService<TProject>(this IDistributedApplicationBuilder builder, string name, ContainerSettings containers, int replicas = 1)
+        where TProject : IProjectMetadata, new()
+    {
+        if (!containers.Enabled)
+        {
+            return Service.FromProject(builder.AddProject<TProject>(name));
+        }
+
+        var image = new ServiceImage(
+            Path.GetDirectoryName(new TProject().ProjectPath)!,
+            containers.Runtime == "podman" ? "localhost" : null,
+            SystemContract.Image(name),
+            "dev");
+        // LoadGen serves no API of its own, only its control endpoint (ServiceResourceExtensions.WithControlEndpoint).
+        return Service.FromImage(builder, name, image, replicas, containers.RuntimeArgs, httpEndpoint: name != SystemContract.LoadGen);
+    }
+
+    /// <summary>
+    /// Redis, in container mode: the image configured (<c>Containers:RedisImage</c>), else Aspire's; plain TCP, since
+    /// the services in their containers trust no development certificate.
+    /// </summary>
+    public static IResourceBuilder<RedisResource> InContainerMode(this IResourceBuilder<RedisResource> redis, ContainerSettings containers)
+    {
+        if (!containers.Enabled)
+        {
+            return redis;
+        }
+
+        if (containers.RedisImage is { } reference)
+        {
+            var (registry, image, tag) = ParseImage(reference);
+            redis.WithImageRegistry(registry).WithImage(image, tag);
+        }
+
+#pragma warning disable ASPIRECERTIFICATES001 // Experimental: the way 13.6 offers to keep Redis on plain TCP.
+        return redis.WithoutHttpsCertificate();
+#pragma warning restore ASPIRECERTIFICATES001
+    }
+
+    // registry/repository:tag, where a first segment with a dot or a port, or "localhost", is a registry.
+    private static (string? Registry, string Image, string Tag) ParseImage(string reference)
+    {
+        var slash = reference.LastIndexOf('/');
+        var colon = reference.LastIndexOf(':');
+        var (name, tag) = colon > slash ? (reference[..colon], reference[(colon + 1)..]) : (reference, "latest");
+        var first = name.Split('/')[0];
+        return name.Contains('/') && (first == "localhost" || first.Contains('.') || first.Contains(':'))
+            ? (first, name[(first.Length + 1)..], tag)
+            : (null, name, tag);
+    }
+
+    // The first IPv4 address of an interface that is up and is neither loopback nor a container engine's bridge.
+    private static IPAddress? HostAddress() => NetworkInterface.GetAllNetworkInterfaces()
+        .Where(nic => nic.OperationalStatus == OperationalStatus.Up && nic.NetworkInterfaceType != NetworkInterfaceType.Loopback)
+        .Where(nic => !new[] { "podman", "cni", "docker", "br-", "veth", "virbr" }.Any(nic.Name.StartsWith))
+        .SelectMany(nic => nic.GetIPProperties().UnicastAddresses)
+        .Select(unicast => unicast.Address)
+        .FirstOrDefault(address => address.AddressFamily == AddressFamily.InterNetwork);
+
+    private static string RepositoryRoot(IDistributedApplicationBuilder builder) =>
+        Path.GetFullPath(Path.Combine(builder.AppHostDirectory, ".."));
+}

@@ -1,0 +1,112 @@
+using System.Diagnostics;
+using System.Security.Cryptography;
+using System.Text;
+using Microsoft.Extensions.Logging;
+
+namespace HttpPerf.AppHost.Containers;
+
+/// <summary>
+/// Container mode's images: each service's image is built by the .NET SDK's own container support
+/// (<c>dotnet publish -t:PublishContainer</c>, no Dockerfile) into the engine's local store, when it is missing or was
+/// built from other sources. "Other sources" is a hash of every file the image is built from (the project's folder,
+/// ServiceDefaults, the repository's build files), kept as the image's label <see cref="SourceLabel"/>: a checkout,
+/// an edit, or a branch switch rebuilds exactly the images it touches, and nothing else does.
+/// </summary>
+internal sealed class ServiceImages(ContainerSettings settings, string repositoryRoot, ILogger logger)
+{
+    /// <summary>The image label that holds the hash of the sources it was built from (Directory.Build.props sets it).</summary>
+    public const string SourceLabel = "org.httpperf.source";
+
+    // What a build or a run leaves in a project's folder (.gitignore): never part of an image's sources.
+    private static readonly HashSet<string> IgnoredFolders = ["bin", "obj", "App_Data", ".data", "TestResults"];
+    private static readonly HashSet<string> IgnoredExtensions = [".db", ".db-shm", ".db-wal", ".user"];
+
+    /// <summary>Builds, one after the other (two cores), every image of <paramref name="projects"/> that is missing or stale.</summary>
+    public async Task EnsureAsync(IEnumerable<ServiceImage> projects, CancellationToken cancellationToken)
+    {
+        foreach (var project in projects)
+        {
+            var hash = SourceHash(project.ProjectDirectory);
+            var built = await RunAsync(settings.Runtime, ["image", "inspect", "--format", $"{{{{index .Config.Labels \"{SourceLabel}\"}}}}", project.Reference], cancellationToken);
+            if (built.ExitCode == 0 && built.Output.Trim() == hash)
+            {
+                logger.LogInformation("Image {Image} is up to date", project.Reference);
+                continue;
+            }
+
+            logger.LogInformation("Building image {Image} with the .NET SDK ({Why})", project.Reference, built.ExitCode == 0 ? "sources changed" : "missing");
+            var stopwatch = Stopwatch.StartNew();
+            List<string> arguments =
+            [
+                "publish", project.ProjectDirectory, "-c", "Release", "-t:PublishContainer", "--nologo", "-v:q",
+                $"-p:ContainerRepository={project.Repository}", $"-p:ContainerImageTag={project.Tag}",
+                $"-p:HttpPerfSourceHash={hash}",
+            ];
+            if (settings.BaseImage is { Length: > 0 } baseImage)
+            {
+                arguments.Add($"-p:ContainerBaseImage={baseImage}");
+            }
+
+            if (settings.Runtime == "podman")
+            {
+                arguments.Add("-p:LocalRegistry=Podman");
+            }
+
+            var publish = await RunAsync("dotnet", arguments, cancellationToken);
+            if (publish.ExitCode != 0)
+            {
+                throw new InvalidOperationException($"Building the image {project.Reference} failed (dotnet {string.Join(' ', arguments)}):\n{publish.Output}");
+            }
+
+            logger.LogInformation("Built image {Image} in {Seconds:F1} s", project.Reference, stopwatch.Elapsed.TotalSeconds);
+        }
+    }
+
+    /// <summary>SHA-256 of the paths and contents of every file the project's image is built from.</summary>
+    public string SourceHash(string projectDirectory)
+    {
+        string[] roots = [projectDirectory, Path.Combine(repositoryRoot, "ServiceDefaults")];
+        var files = roots
+            .SelectMany(root => Directory.EnumerateFiles(root, "*", SearchOption.AllDirectories)
+                .Where(file => !Path.GetRelativePath(root, file).Split(Path.DirectorySeparatorChar).Any(IgnoredFolders.Contains))
+                .Where(file => !IgnoredExtensions.Contains(Path.GetExtension(file))))
+            .Concat(new[] { "Directory.Build.props", "Directory.Packages.props", "global.json" }.Select(name => Path.Combine(repositoryRoot, name)))
+            .Select(Path.GetFullPath)
+            .Order(StringComparer.Ordinal);
+        using var sha = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
+        foreach (var file in files)
+        {
+            sha.AppendData(Encoding.UTF8.GetBytes(Path.GetRelativePath(repositoryRoot, file) + "\n"));
+            sha.AppendData(File.ReadAllBytes(file));
+        }
+
+        return Convert.ToHexStringLower(sha.GetHashAndReset())[..16];
+    }
+
+    private static async Task<(int ExitCode, string Output)> RunAsync(string program, IEnumerable<string> arguments, CancellationToken cancellationToken)
+    {
+        var start = new ProcessStartInfo(program) { RedirectStandardOutput = true, RedirectStandardError = true };
+        foreach (var argument in arguments)
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        using var process = Process.Start(start) ?? throw new InvalidOperationException($"{program} did not start");
+        var output = process.StandardOutput.ReadToEndAsync(cancellationToken);
+        var error = process.StandardError.ReadToEndAsync(cancellationToken);
+        await process.WaitForExitAsync(cancellationToken);
+        return (process.ExitCode, await output + await error);
+    }
+}
+
+/// <summary>
+/// A service's image, built from <paramref name="ProjectDirectory"/>: <c>{Repository}:{Tag}</c> in the engine's own
+/// store, which Podman names <c>localhost/{Repository}:{Tag}</c> (<paramref name="Registry"/>) and Docker does not.
+/// </summary>
+internal sealed record ServiceImage(string ProjectDirectory, string? Registry, string Repository, string Tag)
+{
+    public string Reference => Registry is null ? $"{Repository}:{Tag}" : $"{Registry}/{Repository}:{Tag}";
+}
+
+/// <summary>Marks a container as running <paramref name="Image"/>, which container mode builds before anything starts.</summary>
+internal sealed record ServiceImageAnnotation(ServiceImage Image) : IResourceAnnotation;
