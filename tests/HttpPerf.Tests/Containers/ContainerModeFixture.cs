@@ -1,0 +1,138 @@
+extern alias AppHostAssembly;
+
+using Aspire.Hosting;
+using Aspire.Hosting.ApplicationModel;
+using Aspire.Hosting.Testing;
+using HttpPerf.ServiceDefaults;
+using HttpPerf.Tests.Infrastructure;
+using Microsoft.Extensions.DependencyInjection;
+
+namespace HttpPerf.Tests.Containers;
+
+/// <summary>
+/// The real AppHost in container mode (<c>-- --containers</c>), started by Aspire.Hosting.Testing with the dashboard
+/// on: every service from its image (built first when missing or stale, as a user's run does), two replicas each of
+/// Catalog.Api, Frontend.Api and Uploads.Api, Redis for the flags. Settings of the test's own: a 2,000-product catalog,
+/// an uploads volume of its own (removed at the end), a Redis without a data volume (the developer's flags stay
+/// untouched), the admin key and the dashboard's keys. Where no container engine answers, <see cref="Unavailable"/>
+/// says why and the tests skip.
+/// </summary>
+public class ContainerModeFixture : IAsyncLifetime
+{
+    public const int Replicas = 2;
+
+    /// <summary>Images built (first run: about 40 s), nine containers started and seeded on two cores.</summary>
+    public static readonly TimeSpan StartTimeout = TimeSpan.FromMinutes(8);
+
+    public static readonly string[] Replicated = [SystemContract.Catalog, SystemContract.Frontend, SystemContract.Uploads];
+
+    public string? Unavailable { get; } = ContainerEngine.Unavailable;
+
+    public DistributedApplication App { get; private set; } = null!;
+
+    public string AdminKey { get; } = $"test-admin-key-{Guid.NewGuid():N}";
+
+    public string UploadsVolume { get; } = $"httpperf-test-uploads-{Guid.NewGuid():N}";
+
+    public Uri Dashboard { get; private set; } = null!;
+
+    public string DashboardApiKey { get; } = $"test-dashboard-key-{Guid.NewGuid():N}";
+
+    public HttpClient Gateway { get; private set; } = null!;
+
+    /// <summary>The resources container mode makes of a replicated service: catalog-1, catalog-2.</summary>
+    public static IReadOnlyList<string> ReplicasOf(string service) =>
+        Replicated.Contains(service) ? [.. Enumerable.Range(1, Replicas).Select(i => $"{service}-{i}")] : [service];
+
+    /// <summary>Every resource that runs as a container: the services' replicas, the Gateway, Redis.</summary>
+    public static IReadOnlyList<string> Containers =>
+        [.. SystemContract.Services.SelectMany(s => ReplicasOf(s.Name)), SystemContract.FlagsConnectionName];
+
+    /// <summary>The engine's id of each running container, by resource, read from the resources' snapshots.</summary>
+    public Dictionary<string, string> ContainerIds { get; } = [];
+
+    public ResourceCommandService Commands => App.Services.GetRequiredService<ResourceCommandService>();
+
+    public async ValueTask InitializeAsync()
+    {
+        if (Unavailable is not null)
+        {
+            return;
+        }
+
+        using var timeout = new CancellationTokenSource(StartTimeout);
+        var builder = await DistributedApplicationTestingBuilder.CreateAsync<AppHostAssembly::Projects.AppHost>(
+            [
+                "--AppHost:Containers=true",
+                $"--Parameters:replicas={Replicas}",
+                $"--Parameters:{SystemContract.AdminKeyParameter}={AdminKey}",
+                $"--Containers:UploadsVolume={UploadsVolume}",
+                $"--ASPNETCORE_URLS=http://localhost:{Ports.Free()}",
+                $"--ASPIRE_DASHBOARD_OTLP_ENDPOINT_URL=http://localhost:{Ports.Free()}",
+                $"--AppHost:DashboardApiKey={DashboardApiKey}",
+                $"--AppHost:OtlpApiKey=test-otlp-key-{Guid.NewGuid():N}",
+                $"--ASPIRE_DASHBOARD_FRONTEND_BROWSERTOKEN=test-browser-token-{Guid.NewGuid():N}",
+            ],
+            (application, _) => application.DisableDashboard = false,
+            timeout.Token);
+        foreach (var catalog in ReplicasOf(SystemContract.Catalog))
+        {
+            builder.CreateResourceBuilder<ContainerResource>(catalog).WithEnvironment("Catalog__ProductCount", "2000");
+        }
+
+        // Redis's data volume holds the developer's flags between runs of container mode: not the tests'.
+        var redis = builder.Resources.Single(r => r.Name == SystemContract.FlagsConnectionName);
+        foreach (var mount in redis.Annotations.OfType<ContainerMountAnnotation>().ToList())
+        {
+            redis.Annotations.Remove(mount);
+        }
+
+        App = await builder.BuildAsync(timeout.Token);
+        await App.StartAsync(timeout.Token);
+        foreach (var name in Containers)
+        {
+            var ready = await App.ResourceNotifications.WaitForResourceHealthyAsync(name, timeout.Token);
+            if (ready.Snapshot.Properties.FirstOrDefault(p => p.Name == "container.id")?.Value is { } id)
+            {
+                ContainerIds[name] = id.ToString()!;
+            }
+        }
+
+        Dashboard = App.GetEndpoint("aspire-dashboard", "http");
+        Gateway = App.CreateHttpClient(SystemContract.Gateway);
+        Gateway.Timeout = TimeSpan.FromSeconds(60);
+    }
+
+    /// <summary>A client of one replica's own published port, past the Gateway.</summary>
+    public HttpClient Replica(string resource) => App.CreateHttpClient(resource, "http");
+
+    public async ValueTask DisposeAsync()
+    {
+        GC.SuppressFinalize(this);
+        Gateway?.Dispose();
+        if (App is not null)
+        {
+            using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(2));
+            try
+            {
+                await App.StopAsync(timeout.Token);
+            }
+            finally
+            {
+                await App.DisposeAsync();
+            }
+        }
+
+        if (Unavailable is null)
+        {
+            try
+            {
+                ContainerEngine.Run("volume", "rm", "--force", UploadsVolume);
+            }
+            catch (InvalidOperationException)
+            {
+                // Best effort: a test volume, named by a fresh guid.
+            }
+        }
+    }
+}
