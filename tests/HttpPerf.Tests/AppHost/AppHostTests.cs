@@ -54,36 +54,8 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
     }
 
     [Fact]
-    public async Task Every_mode_forced_by_header_returns_the_same_bytes_through_the_Gateway()
-    {
-        foreach (var path in new[] { "/api/products", "/api/catalog/products", "/api/catalog/export" })
-        {
-            var answers = new List<Http.Fetched>();
-            foreach (var mode in PerfMode.All)
-            {
-                answers.Add(await Http.GetAsync(system.Gateway, path, mode));
-            }
-
-            Assert.All(answers, a => Assert.Equal(200, a.Status));
-            Assert.Single(answers.Select(a => a.Sha256).Distinct());
-            Assert.True(answers[0].Body.Length > 100_000, $"{path}: {answers[0].Body.Length} bytes");
-        }
-
-        var file = new byte[1_500_000];
-        Random.Shared.NextBytes(file);
-        var expected = Convert.ToHexStringLower(System.Security.Cryptography.SHA256.HashData(file));
-        foreach (var uploadMode in PerfMode.All)
-        {
-            var receipt = await UploadAsync(file, uploadMode);
-            Assert.Equal(expected, receipt.Sha256);
-            foreach (var downloadMode in PerfMode.All)
-            {
-                var download = await Http.GetAsync(system.Gateway, $"/api/uploads/{receipt.Id}", downloadMode);
-                Assert.Equal(200, download.Status);
-                Assert.Equal(expected, download.Sha256);
-            }
-        }
-    }
+    public async Task Every_mode_forced_by_header_returns_the_same_bytes_through_the_Gateway() =>
+        await EveryRung.AssertSameBytesAsync(system.Gateway);
 
     [Fact]
     public async Task Every_flag_command_changes_what_the_Gateway_serves_within_2_s_and_no_other_flag()
@@ -308,29 +280,11 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
         return flags!.ToDictionary(f => f.Flag, f => f.Variant);
     }
 
-    private async Task<UploadReceipt> UploadAsync(byte[] file, string? mode)
-    {
-        var (receipt, _) = await PostUploadAsync(file, mode);
-        return receipt;
-    }
+    private async Task<UploadReceipt> UploadAsync(byte[] file, string? mode) =>
+        (await EveryRung.UploadAsync(system.Gateway, "/api/uploads", file, mode)).Receipt;
 
-    private async Task<(UploadReceipt Receipt, string Variants)> UploadWithVariantsAsync() => await PostUploadAsync("probe"u8.ToArray(), null);
-
-    private async Task<(UploadReceipt Receipt, string Variants)> PostUploadAsync(byte[] file, string? mode)
-    {
-        var body = Multipart.Body([new Multipart.Part("file.bin", "application/octet-stream", file)]);
-        using var request = new HttpRequestMessage(HttpMethod.Post, "/api/uploads") { Content = Multipart.Content(body) };
-        if (mode is not null)
-        {
-            request.Headers.Add(Http.ModeHeader, mode);
-        }
-
-        using var response = await system.Gateway.SendAsync(request, Cancel);
-        Assert.Equal(201, (int)response.StatusCode);
-        var receipts = await response.Content.ReadFromJsonAsync<List<UploadReceipt>>(Cancel);
-        var variants = response.Headers.TryGetValues(Http.VariantsHeader, out var values) ? string.Join(", ", values) : "";
-        return (Assert.Single(receipts!), variants);
-    }
+    private async Task<(UploadReceipt Receipt, string Variants)> UploadWithVariantsAsync() =>
+        await EveryRung.UploadAsync(system.Gateway, "/api/uploads", "probe"u8.ToArray(), null);
 
     private async Task WaitForLiveAsync(Func<IReadOnlyList<LiveRoute>, bool> condition, string what)
     {

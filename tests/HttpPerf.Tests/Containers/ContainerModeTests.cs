@@ -51,32 +51,7 @@ public sealed class ContainerModeTests(ContainerModeFixture system) : IClassFixt
     public async Task Every_rung_returns_the_same_bytes_through_the_Gateway()
     {
         SkipWithoutEngine();
-        foreach (var path in new[] { "/api/products", "/api/catalog/products", "/api/catalog/export" })
-        {
-            var answers = new List<Http.Fetched>();
-            foreach (var mode in PerfMode.All)
-            {
-                answers.Add(await Http.GetAsync(system.Gateway, path, mode));
-            }
-
-            Assert.All(answers, a => Assert.Equal(200, a.Status));
-            Assert.Single(answers.Select(a => a.Sha256).Distinct());
-            Assert.True(answers[0].Body.Length > 100_000, $"{path}: {answers[0].Body.Length} bytes");
-        }
-
-        var file = RandomFile(1_500_000);
-        var expected = Convert.ToHexStringLower(SHA256.HashData(file));
-        foreach (var uploadMode in PerfMode.All)
-        {
-            var receipt = await UploadAsync(system.Gateway, "/api/uploads", file, uploadMode);
-            Assert.Equal(expected, receipt.Sha256);
-            foreach (var downloadMode in PerfMode.All)
-            {
-                var download = await Http.GetAsync(system.Gateway, $"/api/uploads/{receipt.Id}", downloadMode);
-                Assert.Equal(200, download.Status);
-                Assert.Equal(expected, download.Sha256);
-            }
-        }
+        await EveryRung.AssertSameBytesAsync(system.Gateway);
     }
 
     [Fact]
@@ -126,7 +101,7 @@ public sealed class ContainerModeTests(ContainerModeFixture system) : IClassFixt
     {
         SkipWithoutEngine();
         var replicas = ContainerModeFixture.ReplicasOf(SystemContract.Uploads);
-        var file = RandomFile(3_000_000);
+        var file = EveryRung.RandomFile(3_000_000);
         using var first = system.Replica(replicas[0]);
         using var second = system.Replica(replicas[1]);
         var receipt = await UploadAsync(first, "/uploads", file, PerfMode.Optimized);
@@ -184,24 +159,6 @@ public sealed class ContainerModeTests(ContainerModeFixture system) : IClassFixt
 
     private void SkipWithoutEngine() => Assert.SkipWhen(system.Unavailable is not null, system.Unavailable ?? "");
 
-    private static byte[] RandomFile(int length)
-    {
-        var file = new byte[length];
-        Random.Shared.NextBytes(file);
-        return file;
-    }
-
-    private static async Task<UploadReceipt> UploadAsync(HttpClient client, string path, byte[] file, string? mode)
-    {
-        var body = Multipart.Body([new Multipart.Part("file.bin", "application/octet-stream", file)]);
-        using var request = new HttpRequestMessage(HttpMethod.Post, path) { Content = Multipart.Content(body) };
-        if (mode is not null)
-        {
-            request.Headers.Add(Http.ModeHeader, mode);
-        }
-
-        using var response = await client.SendAsync(request, Cancel);
-        Assert.Equal(201, (int)response.StatusCode);
-        return Assert.Single((await response.Content.ReadFromJsonAsync<List<UploadReceipt>>(Cancel))!);
-    }
+    private static async Task<UploadReceipt> UploadAsync(HttpClient client, string path, byte[] file, string? mode) =>
+        (await EveryRung.UploadAsync(client, path, file, mode)).Receipt;
 }
