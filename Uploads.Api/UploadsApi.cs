@@ -57,6 +57,8 @@ public static class UploadsApi
         }
         catch (UploadRejectedException rejected)
         {
+            await batch.DisposeAsync();
+            await DrainAsync(context.Request, rules.Options.RefusedBodyDrainTime);
             return Problem(rejected.Status, rejected.Message);
         }
         catch (BadHttpRequestException bad)
@@ -65,6 +67,8 @@ public static class UploadsApi
         }
         catch (InvalidDataException malformed)
         {
+            await batch.DisposeAsync();
+            await DrainAsync(context.Request, rules.Options.RefusedBodyDrainTime);
             return Problem(StatusCodes.Status400BadRequest, $"Malformed multipart body: {malformed.Message}");
         }
         catch (IOException) when (!cancellationToken.IsCancellationRequested)
@@ -118,6 +122,35 @@ public static class UploadsApi
         }
 
         return TypedResults.Ok(total);
+    }
+
+    /// <summary>
+    /// Reads and drops the rest of a refused upload's body, for at most <paramref name="limit"/>, before the refusal is
+    /// answered. The streaming rungs refuse mid-body, as soon as they know (a file over the limit, a full disk); Kestrel
+    /// then drains the rest for 5 s at most and closes the connection, and a client or proxy still sending over
+    /// HTTP/1.1 never reads the answer: through the Gateway, YARP's HttpClient answered 502 Bad Gateway for a 413
+    /// (dotnet/yarp#1501), and a client retries a 502. Drained, the client gets the service's own status and problem.
+    /// What is already stored is removed first (the batch), so a refusal holds no disk while it drains.
+    /// </summary>
+    private static async Task DrainAsync(HttpRequest request, TimeSpan limit)
+    {
+        using var timeout = new CancellationTokenSource(limit);
+        using var aborted = CancellationTokenSource.CreateLinkedTokenSource(timeout.Token, request.HttpContext.RequestAborted);
+        var buffer = ArrayPool<byte>.Shared.Rent(64 * 1024);
+        try
+        {
+            while (await request.Body.ReadAsync(buffer, aborted.Token) > 0)
+            {
+            }
+        }
+        catch (Exception stopped) when (stopped is OperationCanceledException or IOException or BadHttpRequestException or InvalidOperationException)
+        {
+            // Past the limit, gone, or over the body size limit: the answer goes out as it can.
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(buffer);
+        }
     }
 
     private static void AllowLargeBody(HttpContext context, long limit)

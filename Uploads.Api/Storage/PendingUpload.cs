@@ -44,11 +44,14 @@ public sealed class UploadBatch(UploadStore store) : IAsyncDisposable
         return _files.Select(f => f.Receipt).ToList();
     }
 
+    /// <summary>Deletes every file not committed; once (a refused request disposes it before it drains the body).</summary>
     public async ValueTask DisposeAsync()
     {
         foreach (var file in _files)
         {
             await file.DisposeAsync();
         }
+
+        _files.Clear();
     }
 }

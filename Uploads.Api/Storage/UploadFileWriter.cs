@@ -77,9 +77,12 @@ public sealed class UploadFileWriter : IAsyncDisposable
             await WriteBlockAsync(padded);
         }
 
-        await _write;
-        RandomAccess.SetLength(_file, _size);
-        RandomAccess.FlushToDisk(_file);
+        await UploadStore.Storage(_write);
+        UploadStore.Storage(() =>
+        {
+            RandomAccess.SetLength(_file, _size);
+            RandomAccess.FlushToDisk(_file);
+        });
         _file.Dispose();
         var receipt = new UploadReceipt(_id, _size, Convert.ToHexStringLower(_hash.GetHashAndReset()), _fileName, _contentType);
         await UploadStore.WriteReceiptAsync(_folder, receipt, cancellationToken);
@@ -90,7 +93,7 @@ public sealed class UploadFileWriter : IAsyncDisposable
     private async ValueTask WriteBlockAsync(int length)
     {
         _hash.AppendData(_filling.Memory.Span[.._filled]);
-        await _write;
+        await UploadStore.Storage(_write);
         (_filling, _writing) = (_writing, _filling);
         _write = RandomAccess.WriteAsync(_file, _writing.Memory[..length], _offset).AsTask();
         _offset += BlockSize;

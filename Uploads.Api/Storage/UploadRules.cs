@@ -40,6 +40,18 @@ public sealed class UploadRules(IOptions<UploadOptions> options)
     public static UploadRejectedException TooLarge(long limit) =>
         new(StatusCodes.Status413PayloadTooLarge, $"A file is larger than {limit} bytes.");
 
+    /// <summary>
+    /// A write to storage failed: the service's fault, never the client's. A full disk or an exhausted quota of the file
+    /// system (ENOSPC, EDQUOT: .NET gives the errno as the IOException's HResult on Linux) is a 507, like the free-space
+    /// check that refuses before writing, for a disk another writer filled in between; any other failure is a 500.
+    /// </summary>
+    public static UploadRejectedException StorageFailed(IOException error) => error.HResult is ENOSPC or EDQUOT
+        ? new(StatusCodes.Status507InsufficientStorage, "The upload cannot be stored: the disk is full.")
+        : new(StatusCodes.Status500InternalServerError, "The upload could not be written to storage.");
+
+    private const int ENOSPC = 28;
+    private const int EDQUOT = 122;
+
     public static UploadRejectedException NoFile() =>
         new(StatusCodes.Status400BadRequest, "No file in the multipart body.");
 }

@@ -74,7 +74,36 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
     }
 
     internal static Task WriteReceiptAsync(string folder, UploadReceipt receipt, CancellationToken cancellationToken) =>
-        File.WriteAllBytesAsync(Path.Combine(folder, ReceiptName), JsonSerializer.SerializeToUtf8Bytes(receipt, UploadsJsonContext.Default.UploadReceipt), cancellationToken);
+        Storage(File.WriteAllBytesAsync(Path.Combine(folder, ReceiptName), JsonSerializer.SerializeToUtf8Bytes(receipt, UploadsJsonContext.Default.UploadReceipt), cancellationToken));
+
+    /// <summary>
+    /// A write to storage: its failure is the service's (<see cref="UploadRules.StorageFailed"/>: 507 for a full disk,
+    /// else 500), never read as the client's body ending early, which an <see cref="IOException"/> from the body is.
+    /// </summary>
+    internal static async Task Storage(Task write)
+    {
+        try
+        {
+            await write;
+        }
+        catch (IOException error)
+        {
+            throw UploadRules.StorageFailed(error);
+        }
+    }
+
+    /// <inheritdoc cref="Storage(Task)"/>
+    internal static void Storage(Action write)
+    {
+        try
+        {
+            write();
+        }
+        catch (IOException error)
+        {
+            throw UploadRules.StorageFailed(error);
+        }
+    }
 
     /// <summary>The commit: one rename, from this replica's incoming folder to the id every replica serves.</summary>
     internal async Task CommitAsync(PendingUpload pending)
@@ -184,10 +213,10 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
                 await reservation.AddAsync(read);
                 reading = content.ReadAsync(filling, cancellationToken).AsTask();
                 hash.AppendData(ready, 0, read);
-                await file.WriteAsync(ready.AsMemory(0, read), cancellationToken);
+                await Storage(file.WriteAsync(ready.AsMemory(0, read), cancellationToken).AsTask());
             }
 
-            file.Flush(flushToDisk: true);
+            Storage(() => file.Flush(flushToDisk: true));
         }
         finally
         {
