@@ -1,0 +1,79 @@
+using System.Diagnostics;
+
+namespace HttpPerf.Tests.Containers;
+
+/// <summary>
+/// Requests through the Gateway at a steady rate while a fault is made, each one counted: when it started, what it
+/// asked, its status (0: no answer at all), how long it took. Bounded in count and time, and stops by itself.
+/// </summary>
+public sealed class SteadyLoad
+{
+    private readonly List<Exchange> _exchanges = [];
+    private readonly Stopwatch _clock = Stopwatch.StartNew();
+
+    public sealed record Exchange(TimeSpan Start, string Path, int Status, TimeSpan Elapsed, string? Error);
+
+    /// <summary>Seconds since the load started: when a fault was made, by the same clock as each exchange.</summary>
+    public TimeSpan Now => _clock.Elapsed;
+
+    public IReadOnlyList<Exchange> Exchanges
+    {
+        get
+        {
+            lock (_exchanges)
+            {
+                return [.. _exchanges];
+            }
+        }
+    }
+
+    /// <summary>Sends <paramref name="perSecond"/> requests a second, round the <paramref name="paths"/>, for <paramref name="duration"/>; returns when every one has ended.</summary>
+    public async Task RunAsync(HttpClient gateway, IReadOnlyList<string> paths, int perSecond, TimeSpan duration, CancellationToken cancellationToken)
+    {
+        var running = new List<Task>();
+        var interval = TimeSpan.FromSeconds(1.0 / perSecond);
+        for (var i = 0; _clock.Elapsed < duration; i++)
+        {
+            running.Add(SendAsync(gateway, paths[i % paths.Count], cancellationToken));
+            var due = interval * (i + 1) - _clock.Elapsed;
+            if (due > TimeSpan.Zero)
+            {
+                await Task.Delay(due, cancellationToken);
+            }
+        }
+
+        await Task.WhenAll(running);
+    }
+
+    private async Task SendAsync(HttpClient gateway, string path, CancellationToken cancellationToken)
+    {
+        var start = _clock.Elapsed;
+        int status;
+        string? error = null;
+        try
+        {
+            using var response = await gateway.GetAsync(path, HttpCompletionOption.ResponseContentRead, cancellationToken);
+            status = (int)response.StatusCode;
+        }
+        catch (Exception failure) when (failure is HttpRequestException or TaskCanceledException)
+        {
+            status = 0;
+            error = failure.Message;
+        }
+
+        lock (_exchanges)
+        {
+            _exchanges.Add(new Exchange(start, path, status, _clock.Elapsed - start, error));
+        }
+    }
+
+    /// <summary>The figures of one fault: sent, failed (by status), the slowest, and the last failure's start after <paramref name="fault"/>.</summary>
+    public string Summary(TimeSpan fault)
+    {
+        var all = Exchanges;
+        var failed = all.Where(e => e.Status is < 200 or >= 300).ToList();
+        var lastFailure = failed.Count == 0 ? "none" : $"{(failed.Max(e => e.Start) - fault).TotalSeconds:F1} s after the fault";
+        return $"{all.Count} sent, {failed.Count} failed ({string.Join(", ", failed.GroupBy(e => e.Status).Select(g => $"{g.Count()} x {g.Key}"))}), " +
+               $"slowest {all.Max(e => e.Elapsed).TotalSeconds:F2} s, last failure started {lastFailure}";
+    }
+}
