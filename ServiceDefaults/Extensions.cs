@@ -58,30 +58,36 @@ public static class Extensions
     }
 
     /// <summary>
-    /// The standard handler's 10 s attempt timeout is too short for a naive 25 MB call under load: the
-    /// naive Catalog only sends headers after it has serialized the whole body to a temp file. Retries
+    /// The standard handler's 10 s attempt timeout is too short for a naive 25 MB call under load (the naive Catalog
+    /// only sends headers after it has serialized the whole body to a temp file: 4.4 s p50 at 16 in flight); 20 s
+    /// leaves room for that, and bounds what a frozen replica (its connection open and silent) costs a call before
+    /// the retry takes the next replica (ContainerFaultTests; the Gateway's activity timeouts sit above it). Retries
     /// stay off for POST/PUT/PATCH/DELETE so an upload is never sent twice. A connection that could not even be
     /// made (a replica gone: its connection refused, or its name no longer resolved, as a removed container's) is
     /// retried at once, since service discovery hands the retry the next replica, then after 1 s and 2 s (the standard
     /// 2 s and 4 s kept every client waiting past a restarted replica); a dependency with no replica left sees 3
     /// attempts in 3 s per call. The circuit breaker counts the whole client, not one replica, so it does not count a
-    /// replica that cannot be reached: one killed Catalog container of two had it open for every call, each product
-    /// list a 502 for 5 s at a time (ContainerFaultTests), while the retry alone reaches the other replica.
+    /// replica that cannot be reached or timed out: one killed Catalog container of two had it open for every call,
+    /// each product list a 502 for 5 s at a time (ContainerFaultTests), while the retry alone reaches the other replica.
     /// </summary>
     private static void ConfigureForLargeBodies(HttpStandardResilienceOptions options)
     {
         options.Retry.DelayGenerator = args => ValueTask.FromResult<TimeSpan?>(
             Unreachable(args.Outcome.Exception) ? TimeSpan.FromSeconds(args.AttemptNumber) : null);
         var breaks = options.CircuitBreaker.ShouldHandle;
-        options.CircuitBreaker.ShouldHandle = args => Unreachable(args.Outcome.Exception) ? ValueTask.FromResult(false) : breaks(args);
-        options.AttemptTimeout.Timeout = TimeSpan.FromSeconds(60);
+        options.CircuitBreaker.ShouldHandle = args => ReplicaFault(args.Outcome.Exception) ? ValueTask.FromResult(false) : breaks(args);
+        options.AttemptTimeout.Timeout = TimeSpan.FromSeconds(20);
         options.TotalRequestTimeout.Timeout = TimeSpan.FromSeconds(120);
         options.CircuitBreaker.SamplingDuration = TimeSpan.FromSeconds(120);
         options.Retry.DisableForUnsafeHttpMethods();
     }
 
+    // A replica that cannot be reached (refused, unresolved) or stayed silent for a whole attempt (frozen, cut off):
+    // the retry's business, on the next replica, not the circuit breaker's.
     private static bool Unreachable(Exception? failure) =>
         failure is HttpRequestException { HttpRequestError: HttpRequestError.ConnectionError or HttpRequestError.NameResolutionError };
+
+    private static bool ReplicaFault(Exception? failure) => Unreachable(failure) || failure is Polly.Timeout.TimeoutRejectedException;
 
     public static TBuilder ConfigureOpenTelemetry<TBuilder>(this TBuilder builder) where TBuilder : IHostApplicationBuilder
     {
