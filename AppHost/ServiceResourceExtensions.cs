@@ -72,13 +72,13 @@ internal static class ServiceResourceExtensions
             .WithEnvironment(SystemContract.UploadsDataDirectory, "/home/app/uploads"));
 
     /// <summary>The Gateway's own pages as the resource's links: the landing page (flags, and the last minute per route and variant) and the admin page.</summary>
-    public static Service WithPublicPages(this Service gateway) => gateway.Each(
-        project => project.WithExternalHttpEndpoints()
+    public static Service WithPublicPages(this Service gateway) =>
+        gateway.Each(project => PublicPages(project), container => PublicPages(container));
+
+    private static IResourceBuilder<T> PublicPages<T>(IResourceBuilder<T> gateway) where T : IResourceWithEndpoints =>
+        gateway.WithExternalHttpEndpoints()
             .WithUrlForEndpoint("http", url => url.DisplayText = "Landing page: live by variant")
-            .WithUrlForEndpoint("http", _ => new() { Url = "/admin/", DisplayText = "Admin page: switch flags" }),
-        container => container.WithExternalHttpEndpoints()
-            .WithUrlForEndpoint("http", url => url.DisplayText = "Landing page: live by variant")
-            .WithUrlForEndpoint("http", _ => new() { Url = "/admin/", DisplayText = "Admin page: switch flags" }));
+            .WithUrlForEndpoint("http", _ => new() { Url = "/admin/", DisplayText = "Admin page: switch flags" });
 
     /// <summary>LoadGen's control endpoint (rate, mode, status, A/B), on the port <c>LOADGEN_CONTROL_PORT</c> names, reached directly.</summary>
     public static Service WithControlEndpoint(this Service loadGen) => loadGen.Each(

@@ -57,9 +57,7 @@ public static class UploadsApi
         }
         catch (UploadRejectedException rejected)
         {
-            await batch.DisposeAsync();
-            await DrainAsync(context.Request, rules.Options.RefusedBodyDrainTime);
-            return Problem(rejected.Status, rejected.Message);
+            return await RefuseAsync(rejected.Status, rejected.Message);
         }
         catch (BadHttpRequestException bad)
         {
@@ -67,9 +65,7 @@ public static class UploadsApi
         }
         catch (InvalidDataException malformed)
         {
-            await batch.DisposeAsync();
-            await DrainAsync(context.Request, rules.Options.RefusedBodyDrainTime);
-            return Problem(StatusCodes.Status400BadRequest, $"Malformed multipart body: {malformed.Message}");
+            return await RefuseAsync(StatusCodes.Status400BadRequest, $"Malformed multipart body: {malformed.Message}");
         }
         catch (IOException) when (!cancellationToken.IsCancellationRequested)
         {
@@ -79,6 +75,14 @@ public static class UploadsApi
         var receipts = await batch.CommitAsync();
         metrics.Uploaded(receipts.Sum(r => r.Size), Stopwatch.GetElapsedTime(started), variants.VariantOf(IUploadReader.Flag));
         return TypedResults.Created($"/uploads/{receipts[0].Id}", receipts);
+
+        // A refusal mid-body: what was stored goes first, then the rest of the body is drained, then the answer.
+        async Task<ProblemHttpResult> RefuseAsync(int status, string title)
+        {
+            await batch.DisposeAsync();
+            await DrainAsync(context.Request, rules.Options.RefusedBodyDrainTime);
+            return Problem(status, title);
+        }
     }
 
     public static async Task<IResult> Download(string id, UploadStore store, IDownloadWriter writer, CancellationToken cancellationToken)

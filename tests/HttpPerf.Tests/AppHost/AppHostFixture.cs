@@ -65,14 +65,7 @@ public class AppHostFixture : IAsyncLifetime
             [
                 $"--FeatureFlags:File={FlagsFile}",
                 $"--Parameters:{SystemContract.AdminKeyParameter}={AdminKey}",
-                // The dashboard's own addresses, free ones: Aspire.Hosting.Testing's defaults are fixed ports.
-                $"--ASPNETCORE_URLS=http://localhost:{Ports.Free()}",
-                $"--ASPIRE_DASHBOARD_OTLP_ENDPOINT_URL=http://localhost:{Ports.Free()}",
-                // The dashboard's keys and login token; else they are generated, and the keys kept in the
-                // developer's user secrets of the AppHost.
-                $"--AppHost:DashboardApiKey={DashboardApiKey}",
-                $"--AppHost:OtlpApiKey=test-otlp-key-{Guid.NewGuid():N}",
-                $"--ASPIRE_DASHBOARD_FRONTEND_BROWSERTOKEN={BrowserToken}",
+                .. DashboardArgs(DashboardApiKey, BrowserToken),
             ],
             (application, _) => application.DisableDashboard = false,
             timeout.Token);
@@ -105,6 +98,19 @@ public class AppHostFixture : IAsyncLifetime
         Gateway = App.CreateHttpClient(SystemContract.Gateway);
         Gateway.Timeout = TimeSpan.FromSeconds(60);
     }
+
+    /// <summary>
+    /// The dashboard's own addresses, free ones (Aspire.Hosting.Testing's defaults are fixed ports), and its keys and
+    /// login token (else they are generated, and the keys kept in the developer's user secrets of the AppHost).
+    /// </summary>
+    public static string[] DashboardArgs(string apiKey, string browserToken) =>
+    [
+        $"--ASPNETCORE_URLS=http://localhost:{Ports.Free()}",
+        $"--ASPIRE_DASHBOARD_OTLP_ENDPOINT_URL=http://localhost:{Ports.Free()}",
+        $"--AppHost:DashboardApiKey={apiKey}",
+        $"--AppHost:OtlpApiKey=test-otlp-key-{Guid.NewGuid():N}",
+        $"--ASPIRE_DASHBOARD_FRONTEND_BROWSERTOKEN={browserToken}",
+    ];
 
     public ResourceCommandService Commands => App.Services.GetRequiredService<ResourceCommandService>();
 

@@ -64,7 +64,7 @@ public sealed class ContainerFaultTests(ContainerModeFixture system) : IClassFix
     {
         SkipWithoutEngine();
         var id = system.ContainerIds["catalog-1"];
-        var network = ContainerEngine.Run("inspect", "--format", "{{range $name, $_ := .NetworkSettings.Networks}}{{$name}}{{end}}", id).Trim();
+        var network = NetworkOf(id);
         await FaultAsync(
             "network disconnect catalog-1 for 20 s",
             () => ContainerEngine.Run("network", "disconnect", network, id),
@@ -72,7 +72,7 @@ public sealed class ContainerFaultTests(ContainerModeFixture system) : IClassFix
             {
                 // Back under the names Aspire gave it (a disconnect drops them), unless DCP, which keeps each
                 // container on the network it was given, has connected it again already.
-                if (!ContainerEngine.Run("inspect", "--format", "{{range $name, $_ := .NetworkSettings.Networks}}{{$name}}{{end}}", id).Contains(network, StringComparison.Ordinal))
+                if (NetworkOf(id) != network)
                 {
                     ContainerEngine.Run("network", "connect", "--alias", "catalog-1", "--alias", "catalog-1.dev.internal", network, id);
                 }
@@ -253,6 +253,10 @@ public sealed class ContainerFaultTests(ContainerModeFixture system) : IClassFix
         Assert.True(grew, $"{replica} served nothing through the Gateway in 30 s");
         TestContext.Current.TestOutputHelper?.WriteLine($"{replica} served through the Gateway again {clock.Elapsed.TotalSeconds:F1} s after it was back");
     }
+
+    // The network the container is on now (one, Aspire's session network), or nothing while it is cut off.
+    private static string NetworkOf(string id) =>
+        ContainerEngine.Run("inspect", "--format", "{{range $name, $_ := .NetworkSettings.Networks}}{{$name}}{{end}}", id).Trim();
 
     private long SentBytes(string replica) =>
         ContainerEngine.Run("exec", system.ContainerIds[replica], "cat", "/proc/net/dev")

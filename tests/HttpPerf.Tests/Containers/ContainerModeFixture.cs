@@ -67,11 +67,7 @@ public class ContainerModeFixture : IAsyncLifetime
                 $"--Parameters:replicas={Replicas}",
                 $"--Parameters:{SystemContract.AdminKeyParameter}={AdminKey}",
                 $"--Containers:UploadsVolume={UploadsVolume}",
-                $"--ASPNETCORE_URLS=http://localhost:{Ports.Free()}",
-                $"--ASPIRE_DASHBOARD_OTLP_ENDPOINT_URL=http://localhost:{Ports.Free()}",
-                $"--AppHost:DashboardApiKey={DashboardApiKey}",
-                $"--AppHost:OtlpApiKey=test-otlp-key-{Guid.NewGuid():N}",
-                $"--ASPIRE_DASHBOARD_FRONTEND_BROWSERTOKEN=test-browser-token-{Guid.NewGuid():N}",
+                .. AppHost.AppHostFixture.DashboardArgs(DashboardApiKey, $"test-browser-token-{Guid.NewGuid():N}"),
             ],
             (application, _) => application.DisableDashboard = false,
             timeout.Token);
