@@ -5,6 +5,8 @@ var root = new RootCommand("Drives traffic through the Gateway (run) and measure
 {
     RunCommand.Create(),
     BenchCommand.Create(),
+    LatencyCommand.Create(),
+    LatencyCommand.CreateFarServer(),
 };
 
 return await root.Parse(args).InvokeAsync();

@@ -24,6 +24,9 @@ public static partial class BenchSnippets
     [GeneratedRegex(@"(?<open><!-- bench: (?<name>[^>]+?) -->\n)(?<body>.*?)(?<close><!-- /bench -->)", RegexOptions.Singleline)]
     private static partial Regex Marked();
 
+    [GeneratedRegex(@"(?<open><!-- latency -->\n)(?<body>.*?)(?<close><!-- /latency -->)", RegexOptions.Singleline)]
+    private static partial Regex LatencyTable();
+
     [GeneratedRegex(@"(?<open><!-- pitfalls -->\n)(?<body>.*?)(?<close><!-- /pitfalls -->)", RegexOptions.Singleline)]
     private static partial Regex PitfallTable();
 
@@ -39,10 +42,16 @@ public static partial class BenchSnippets
     /// or the folder a marker names last: <c>... from uploads-100mib</c>), and the pitfall table
     /// (<c>&lt;!-- pitfalls --&gt;</c>) from <see cref="Pitfalls.All"/>.
     /// </summary>
-    public static string Update(string markdown, Func<string, BenchResult> reports) =>
-        PitfallTable().Replace(
-            Marked().Replace(markdown, m => m.Groups["open"].Value + Render(m.Groups["name"].Value, reports) + m.Groups["close"].Value),
-            m => m.Groups["open"].Value + RenderPitfalls() + m.Groups["close"].Value);
+    /// <c>&lt;!-- latency --&gt;</c> marks seed 003's table, rendered from <paramref name="latency"/> (docs/results/latency).
+    public static string Update(string markdown, Func<string, BenchResult> reports, Func<Latency.LatencyResult> latency) =>
+        LatencyTable().Replace(
+            PitfallTable().Replace(
+                Marked().Replace(markdown, m => m.Groups["open"].Value + Render(m.Groups["name"].Value, reports) + m.Groups["close"].Value),
+                m => m.Groups["open"].Value + RenderPitfalls() + m.Groups["close"].Value),
+            m => m.Groups["open"].Value + Latency.LatencyReport.RenderSeedTable(latency()) + m.Groups["close"].Value);
+
+    /// <summary>The folder under docs/results of <c>latency</c>'s committed report.</summary>
+    public const string LatencyResults = "latency";
 
     private static string Render(string name, Func<string, BenchResult> report) =>
         name.Split(' ', StringSplitOptions.RemoveEmptyEntries) is [.. var table, "from", var folder]

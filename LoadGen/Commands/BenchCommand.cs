@@ -99,7 +99,7 @@ public static class BenchCommand
         foreach (var page in BenchSnippets.Pages(root))
         {
             var text = await File.ReadAllTextAsync(page, cancellationToken);
-            var updated = BenchSnippets.Update(text, reports);
+            var updated = BenchSnippets.Update(text, reports, () => Latency.LatencyResult.Read(Path.Combine(root, "docs", "results", BenchSnippets.LatencyResults)));
             if (updated != text)
             {
                 await File.WriteAllTextAsync(page, updated, cancellationToken);

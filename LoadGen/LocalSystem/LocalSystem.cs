@@ -215,6 +215,10 @@ public sealed class LocalSystem : IAsyncDisposable
         {
             environment["ASPNETCORE_URLS"] = address.GetLeftPart(UriPartial.Authority);
         }
+        else if (options.FarSide is { } farSide)
+        {
+            environment["ASPNETCORE_URLS"] = $"http://{farSide.FarAddress}:0";
+        }
 
         return environment;
     }
@@ -224,7 +228,7 @@ public sealed class LocalSystem : IAsyncDisposable
         // The AppHost's resource name, as the dashboard shows it: catalog, frontend, uploads, gateway.
         environment.TryAdd("OTEL_SERVICE_NAME", SystemContract.Services.Single(s => s.Project == project).Name);
         environment["ASPNETCORE_TEMP"] = Directory.CreateDirectory(TempDirectory(project)).FullName;
-        return ServiceProcess.StartAsync(project, AssemblyPath(project, options.Configuration), environment, cancellationToken);
+        return ServiceProcess.StartAsync(project, AssemblyPath(project, options.Configuration), environment, cancellationToken, options.FarSide);
     }
 
     /// <summary>A service's built assembly, to start it as a process (<c>dotnet Project.dll</c>).</summary>

@@ -26,6 +26,12 @@ public sealed record LocalSystemOptions
     /// <summary><c>ConnectionStrings__flags</c>: flags (and the uploads quota) in Redis instead of the flags file.</summary>
     public string? RedisConnectionString { get; init; }
 
+    /// <summary>
+    /// Runs the services on the far side of this delay line, listening on its far address: calls between them stay on
+    /// that side, a client here crosses the line's round trip.
+    /// </summary>
+    public Latency.DelayLine? FarSide { get; init; }
+
     /// <summary>Extra environment for every service (e.g. an OTLP endpoint).</summary>
     public IReadOnlyDictionary<string, string> Environment { get; init; } = new Dictionary<string, string>();
 }

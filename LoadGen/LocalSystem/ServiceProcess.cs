@@ -46,16 +46,16 @@ public sealed partial class ServiceProcess : IAsyncDisposable
         }
     }
 
-    public static async Task<ServiceProcess> StartAsync(string name, string assemblyPath, IReadOnlyDictionary<string, string> environment, CancellationToken cancellationToken)
+    public static async Task<ServiceProcess> StartAsync(string name, string assemblyPath, IReadOnlyDictionary<string, string> environment, CancellationToken cancellationToken, Latency.DelayLine? farSide = null)
     {
-        var start = new ProcessStartInfo("dotnet", [assemblyPath])
-        {
-            // The content root (appsettings.json) is the output folder, as with `dotnet run`.
-            WorkingDirectory = Path.GetDirectoryName(assemblyPath)!,
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
+        // On the far side of a delay line, through `ip netns exec`, which keeps the process id.
+        var start = farSide?.Command("dotnet", assemblyPath) ?? new ProcessStartInfo("dotnet", [assemblyPath]);
+        // The content root (appsettings.json) is the output folder, as with `dotnet run`.
+        start.WorkingDirectory = Path.GetDirectoryName(assemblyPath)!;
+        start.RedirectStandardOutput = true;
+        start.RedirectStandardError = true;
+        start.UseShellExecute = false;
+
         start.Environment["ASPNETCORE_URLS"] = "http://127.0.0.1:0";
         start.Environment["DOTNET_NOLOGO"] = "1";
         start.Environment["Logging__Console__FormatterName"] = "simple";

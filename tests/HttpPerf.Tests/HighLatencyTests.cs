@@ -1,94 +1,92 @@
 using System.Diagnostics;
-using LoadGen.Bench;
+using LoadGen.Latency;
 
 namespace HttpPerf.Tests;
 
 /// <summary>
-/// Seed 003 on Kestrel: the CSV export written row by row with a flush each, against coalesced writes,
-/// over a loopback with a 100 ms round trip. The test makes its own network namespace, whose loopback gets
-/// a <c>tc netem</c> delay of 50 ms each way, and runs <c>LoadGen bench --scenario export</c> (services and client)
-/// inside it. It skips, saying why, where namespaces or netem are not available. It checks what was
-/// measured, not how fast: the ratio is reported (README).
+/// Seed 003 on Kestrel, over a real 100 ms round trip: <c>LoadGen latency</c> joins a network namespace to this one by
+/// a TUN delay line (no netem needed) and measures 7 MB in writes of 32 KB to 1 MB, transfers, and the Catalog export
+/// in both write strategies with the services on the far side. It asserts what the committed report
+/// (docs/results/latency) showed, with bounds loose enough for a noisy 2-core machine. It needs root (the namespace and
+/// the devices), as CI has; elsewhere it skips, saying so.
 /// </summary>
 public sealed class HighLatencyTests
 {
+    private const int RoundTripMs = 100;
+
     [Fact]
-    public async Task The_export_over_a_100_ms_round_trip_in_both_write_strategies()
+    public async Task Over_a_100_ms_round_trip_small_writes_cost_packets_not_round_trips()
     {
-        var ns = $"httpperf-{Environment.ProcessId}";
-        var created = await RunAsync("ip", ["netns", "add", ns], TimeSpan.FromSeconds(10));
-        if (created.ExitCode != 0)
+        if (!Environment.IsPrivilegedProcess || !File.Exists("/dev/net/tun"))
         {
-            Assert.Skip($"network namespaces are not permitted here (ip netns add: {created.Output.Trim()})");
+            Assert.Skip("the delay line needs root and /dev/net/tun (a network namespace and two TUN devices)");
         }
 
+        var output = Directory.CreateTempSubdirectory("httpperf-latency-").FullName;
         try
         {
-            Assert.Equal(0, (await RunAsync("ip", ["netns", "exec", ns, "ip", "link", "set", "lo", "up"], TimeSpan.FromSeconds(10))).ExitCode);
-            var netem = await RunAsync("ip", ["netns", "exec", ns, "tc", "qdisc", "add", "dev", "lo", "root", "netem", "delay", "50ms"], TimeSpan.FromSeconds(10));
-            if (netem.ExitCode != 0)
+            // LoadGen from its own output folder, whose runtime config names ASP.NET Core (the far server is Kestrel).
+            var loadGen = LoadGen.LocalSystem.LocalSystem.AssemblyPath("LoadGen", LoadGen.LocalSystem.LocalSystem.CurrentConfiguration);
+            var run = await RunAsync("dotnet", [loadGen, "latency", "--rtt", $"{RoundTripMs}", "--requests", "2", "--products", "20000", "--out", output], TimeSpan.FromMinutes(8));
+            Assert.True(run.ExitCode == 0, run.Output);
+            var result = LatencyResult.Read(output);
+            TestContext.Current.TestOutputHelper?.WriteLine(File.ReadAllText(Path.Combine(output, "report.md")));
+
+            // The delay line: ping and a TCP connect take the round trip set (within 10%), a bulk transfer the rate set.
+            foreach (var path in result.Paths)
             {
-                Assert.Skip($"tc netem is not available on this kernel ({netem.Output.Trim()})");
+                Assert.InRange(path.PingMs, path.RoundTripMs * 0.9, path.RoundTripMs * 1.1);
+                Assert.InRange(path.ConnectMs, path.RoundTripMs * 0.9, path.RoundTripMs * 1.1);
             }
 
-            var loadGen = typeof(BenchRunner).Assembly.Location;
-            var output = Directory.CreateTempSubdirectory("httpperf-latency-").FullName;
-            try
-            {
-                var run = await RunAsync("ip", ["netns", "exec", ns, "dotnet", loadGen, "bench", "--scenario", "export", "--products", "20000", "--requests", "2", "--out", output], TimeSpan.FromMinutes(10));
-                Assert.True(run.ExitCode == 0, run.Output);
+            var limited = result.Paths.Single(p => p.RateMbit is not null);
+            Assert.InRange(limited.BulkMbit, limited.RateMbit!.Value * 0.85, limited.RateMbit.Value * 1.05);
 
-                var result = BenchReport.Read(output);
-                var naive = result.Phases.Single(p => p.Mode == BenchRunner.Naive);
-                var optimized = result.Phases.Single(p => p.Mode == BenchRunner.Optimized);
-                TestContext.Current.TestOutputHelper?.WriteLine($"100 ms RTT, 20,000 rows: naive p50 {naive.P50Ms:F0} ms, optimized p50 {optimized.P50Ms:F0} ms, optimized / naive {optimized.P50Ms / naive.P50Ms:F2}");
-                Assert.Equal(0, naive.Errors + optimized.Errors);
-                Assert.Equal(naive.ResponseBytes, optimized.ResponseBytes);
-                // The delay applies: no response can come back in less than a round trip.
-                Assert.True(naive.FirstByteP50Ms >= 100 && optimized.FirstByteP50Ms >= 100, $"first bytes at {naive.FirstByteP50Ms} and {optimized.FirstByteP50Ms} ms");
-            }
-            finally
-            {
-                Directory.Delete(output, recursive: true);
-            }
+            // No round trip per write, unlike HTTP.sys without kernel buffering (seed 003: 214 writes of 32 KB, 34 s):
+            // a flush returns once the bytes are in the socket's send buffer, so 32 KB flushed writes take about as long
+            // as 1 MB ones or one write at the end, and send the same full-size segments.
+            var writes = result.Cases.Where(c => c.Group == LatencyExperiment.Writes).ToList();
+            var smallest = writes.Single(c => c.Case == "32 KB writes, flushed");
+            var unflushed = writes.Single(c => c.Case == "64 KB writes, unflushed");
+            Assert.All(writes, c => Assert.Equal(LatencyExperiment.SeedBytes, c.Bytes));
+            Assert.True(smallest.WarmP50Ms < unflushed.WarmP50Ms * 1.5 + 20, $"32 KB flushed {smallest.WarmP50Ms:F0} ms, unflushed {unflushed.WarmP50Ms:F0} ms");
+            Assert.True(smallest.ColdMs < 20 * RoundTripMs, $"32 KB flushed writes took {smallest.ColdMs:F0} ms on a new connection: a round trip per write would be over {LatencyExperiment.SeedBytes / (32 * 1024) * RoundTripMs} ms");
+            Assert.True(smallest.DataSegments <= unflushed.DataSegments * 1.1, $"{smallest.DataSegments} segments against {unflushed.DataSegments}");
+
+            // Where a flush per row does cost: more and smaller segments than 64 KB flushes, and no less time, for the same bytes.
+            var naive = result.Cases.Single(c => c.Case == "export from Catalog.Api, naive");
+            var optimized = result.Cases.Single(c => c.Case == "export from Catalog.Api, optimized");
+            Assert.Equal(optimized.Bytes, naive.Bytes);
+            Assert.True(naive.DataSegments > optimized.DataSegments, $"naive {naive.DataSegments} segments, optimized {optimized.DataSegments}");
+            Assert.True(naive.MeanSegmentBytes < optimized.MeanSegmentBytes, $"naive {naive.MeanSegmentBytes:F0} bytes a segment, optimized {optimized.MeanSegmentBytes:F0}");
+            Assert.True(naive.WarmP50Ms >= optimized.WarmP50Ms * 0.9, $"naive {naive.WarmP50Ms:F0} ms, optimized {optimized.WarmP50Ms:F0} ms");
+
+            // Nothing is left behind: the namespace and the devices go with the run.
+            Assert.DoesNotContain($"httpperf-far-", (await RunAsync("ip", ["netns", "list"], TimeSpan.FromSeconds(10))).Output);
         }
         finally
         {
-            await RunAsync("ip", ["netns", "del", ns], TimeSpan.FromSeconds(10));
+            Directory.Delete(output, recursive: true);
         }
     }
 
     /// <summary>Runs a command; <c>Output</c> is its standard output, then its standard error.</summary>
-    private static async Task<(int ExitCode, string Output, string StandardOutput)> RunAsync(string file, string[] arguments, TimeSpan timeout)
+    private static async Task<(int ExitCode, string Output)> RunAsync(string file, string[] arguments, TimeSpan timeout)
     {
-        var start = new ProcessStartInfo(file, arguments) { RedirectStandardOutput = true, RedirectStandardError = true };
-        Process process;
+        using var process = Process.Start(new ProcessStartInfo(file, arguments) { RedirectStandardOutput = true, RedirectStandardError = true })!;
+        var output = process.StandardOutput.ReadToEndAsync();
+        var error = process.StandardError.ReadToEndAsync();
+        using var cts = new CancellationTokenSource(timeout);
         try
         {
-            process = Process.Start(start)!;
+            await process.WaitForExitAsync(cts.Token);
         }
-        catch (System.ComponentModel.Win32Exception missing)
+        catch (OperationCanceledException)
         {
-            return (-1, $"{file}: {missing.Message}", "");
+            process.Kill(entireProcessTree: true);
+            return (-1, $"{file} did not finish within {timeout}");
         }
 
-        using (process)
-        {
-            var output = process.StandardOutput.ReadToEndAsync();
-            var error = process.StandardError.ReadToEndAsync();
-            using var cts = new CancellationTokenSource(timeout);
-            try
-            {
-                await process.WaitForExitAsync(cts.Token);
-            }
-            catch (OperationCanceledException)
-            {
-                process.Kill(entireProcessTree: true);
-                return (-1, $"{file} did not finish within {timeout}", "");
-            }
-
-            var standardOutput = await output;
-            return (process.ExitCode, standardOutput + await error, standardOutput);
-        }
+        return (process.ExitCode, await output + await error);
     }
 }
