@@ -4,12 +4,18 @@ using HttpPerf.ServiceDefaults;
 using Microsoft.Extensions.Hosting;
 
 /// <summary>
-/// LoadGen's state where the dashboard shows it without logs: while it runs, its rate, mode, requests sent and
-/// errors, read from its control endpoint (<c>GET /status</c>) every 2 s and shown as properties of the resource
-/// (its details pane, and <c>aspire describe</c>). A run has no end under the AppHost, so these say it goes on.
+/// LoadGen's state where the dashboard shows it without logs or a click: while it runs, its rate, mode, requests sent
+/// and errors, read from its control endpoint (<c>GET /status</c>) every 2 s, as the text of its <c>/status</c> link
+/// in the Resources page's URLs column, and as properties of the resource (its details pane, and <c>aspire describe</c>).
+/// The text lives on the link's <see cref="ResourceUrlAnnotation"/>, which the AppHost reads again whenever it rebuilds
+/// the resource's snapshot, and is published at once; the resource's state text stays Running, which commands and
+/// health checks compare against. A run has no end under the AppHost, so these say it goes on.
 /// </summary>
 internal sealed class LoadGenStatus(DistributedApplicationModel model, ResourceNotificationService notifications) : BackgroundService
 {
+    /// <summary>The link's text before the first read.</summary>
+    public const string Waiting = "LoadGen status";
+
     private static readonly TimeSpan Interval = TimeSpan.FromSeconds(2);
 
     protected override async Task ExecuteAsync(CancellationToken stoppingToken)
@@ -37,9 +43,16 @@ internal sealed class LoadGenStatus(DistributedApplicationModel model, ResourceN
                         new("loadgen.errors", status.Errors),
                         new("loadgen.running_since", status.RunningSince?.ToString("u", CultureInfo.InvariantCulture)),
                     ];
+                    var text = string.Create(CultureInfo.InvariantCulture, $"LoadGen: {status.Rate}/s, {status.Mode}, {status.Requests:N0} requests, {status.Errors:N0} errors");
+                    foreach (var url in loadGen.Annotations.OfType<ResourceUrlAnnotation>().Where(u => IsStatus(u.Url)))
+                    {
+                        url.DisplayText = text;
+                    }
+
                     await notifications.PublishUpdateAsync(loadGen, snapshot => snapshot with
                     {
                         Properties = snapshot.Properties.RemoveAll(p => properties.Any(n => n.Name == p.Name)).AddRange(properties),
+                        Urls = [.. snapshot.Urls.Select(u => IsStatus(u.Url) ? u with { DisplayProperties = u.DisplayProperties with { DisplayName = text } } : u)],
                     });
                 }
             }
@@ -49,6 +62,8 @@ internal sealed class LoadGenStatus(DistributedApplicationModel model, ResourceN
             }
         }
     }
+
+    private static bool IsStatus(string url) => url.EndsWith(SystemContract.StatusPath, StringComparison.Ordinal);
 
     private sealed record Status(double Rate, string Mode, long Requests, long Errors, DateTimeOffset? RunningSince);
 }

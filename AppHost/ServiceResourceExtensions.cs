@@ -80,10 +80,16 @@ internal static class ServiceResourceExtensions
             .WithUrlForEndpoint("http", url => url.DisplayText = "Landing page: live by variant")
             .WithUrlForEndpoint("http", _ => new() { Url = "/admin/", DisplayText = "Admin page: switch flags" });
 
-    /// <summary>LoadGen's control endpoint (rate, mode, status, A/B), on the port <c>LOADGEN_CONTROL_PORT</c> names, reached directly.</summary>
+    /// <summary>
+    /// LoadGen's control endpoint (rate, mode, status, A/B), on the port <c>LOADGEN_CONTROL_PORT</c> names, reached
+    /// directly; its <c>/status</c> link is the Resources page's live line of LoadGen's figures (<see cref="LoadGenStatus"/>).
+    /// </summary>
     public static Service WithControlEndpoint(this Service loadGen) => loadGen.Each(
-        project => project.WithHttpEndpoint(name: "control", env: SystemContract.LoadGenControlPort, isProxied: false),
-        container => container.WithHttpEndpoint(targetPort: Service.ContainerPort, name: "control", env: SystemContract.LoadGenControlPort, isProxied: false));
+        project => project.WithHttpEndpoint(name: "control", env: SystemContract.LoadGenControlPort, isProxied: false).WithStatusUrl(),
+        container => container.WithHttpEndpoint(targetPort: Service.ContainerPort, name: "control", env: SystemContract.LoadGenControlPort, isProxied: false).WithStatusUrl());
+
+    private static IResourceBuilder<T> WithStatusUrl<T>(this IResourceBuilder<T> loadGen) where T : IResourceWithEndpoints =>
+        loadGen.WithUrlForEndpoint("control", _ => new() { Url = SystemContract.StatusPath, DisplayText = LoadGenStatus.Waiting });
 
     /// <summary>LoadGen's buttons: rate, mode, and "A/B: measure now" (LoadGenCommands).</summary>
     public static Service WithLoadGenCommands(this Service loadGen) => loadGen.Each(

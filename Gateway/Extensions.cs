@@ -51,6 +51,8 @@ public static class GatewayServiceExtensions
         if (builder.Services.Any(service => service.ServiceType == typeof(IFlagStore)))
         {
             builder.Services.AddSingleton<FlagsAdmin>();
+            builder.Services.AddSingleton<FlagAudit>();
+            builder.Services.AddHostedService(services => services.GetRequiredService<FlagAudit>());
             builder.Services.AddHttpClient(nameof(FlagsAdmin));
         }
         return builder;

@@ -29,6 +29,12 @@ public static class SystemContract
     /// <summary>LoadGen's live state, which the AppHost reads every 2 s to show it on the resource: a probe, not a request to trace.</summary>
     public const string StatusPath = "/status";
 
+    /// <summary>
+    /// The logger category of the system's audit records, one per event an operator asks about: the Gateway's flag
+    /// changes (event <c>FlagChanged</c>) and LoadGen's A/B measurements (<c>AbMeasured</c>).
+    /// </summary>
+    public const string AuditCategory = "HttpPerf.Audit";
+
     /// <summary>Absolute path of the shared flags file (when <see cref="FlagsConnectionString"/> is not set).</summary>
     public const string FlagsFile = "FeatureFlags__File";
 

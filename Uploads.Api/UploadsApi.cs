@@ -23,6 +23,8 @@ public static class UploadsApi
             .WithSummary("Stores the files of a multipart/form-data body durably; answers with each one's id, size and SHA-256.");
         api.MapGet("/{id}", Download)
             .WithSummary("The stored bytes of one upload, with range support in optimized mode.");
+        api.MapDelete("/{id}", Delete)
+            .WithSummary("Deletes one upload and gives its bytes back to the storage quota. The id is the capability: 128 random bits that only the uploader was told.");
 
         if (app.ServiceProvider.GetRequiredService<IOptions<UploadOptions>>().Value.EnableSink)
         {
@@ -95,6 +97,9 @@ public static class UploadsApi
 
         return await writer.CreateResultAsync(upload, store.DataPath(upload.Id), cancellationToken);
     }
+
+    public static async Task<Results<NoContent, ProblemHttpResult>> Delete(string id, UploadStore store) =>
+        await store.DeleteAsync(id) ? TypedResults.NoContent() : Problem(StatusCodes.Status404NotFound, $"No upload '{id}'.");
 
     /// <summary>
     /// Reads the body and discards it; with <paramref name="sha256"/> it also hashes what it reads and answers the hash

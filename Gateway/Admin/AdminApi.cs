@@ -48,7 +48,7 @@ public static class AdminApi
             return BadRequest($"Unknown variant '{variant}' for {name}.", $"Use {PerfMode.Choices(pitfall.Variants.Select(v => v.Name), "\"")}.");
         }
 
-        await admin.SetAsync(new Dictionary<string, string> { [name] = variant! }, KeyId(context), cancellationToken);
+        await admin.SetAsync(new Dictionary<string, string> { [name] = variant! }, Source(context), KeyId(context), ClientAddress(context), cancellationToken);
         return TypedResults.NoContent();
     }
 
@@ -61,7 +61,7 @@ public static class AdminApi
         }
 
         // "Every flag streaming": the pitfalls without that rung go to their best one, as X-Perf-Mode does.
-        await admin.SetAsync(Pitfalls.All.ToDictionary(p => p.Flag, p => p.Serving(variant!)), KeyId(context), cancellationToken);
+        await admin.SetAsync(Pitfalls.All.ToDictionary(p => p.Flag, p => p.Serving(variant!)), Source(context), KeyId(context), ClientAddress(context), cancellationToken);
         return TypedResults.NoContent();
     }
 
@@ -91,6 +91,11 @@ public static class AdminApi
     }
 
     private static string KeyId(HttpContext context) => AdminKey.IdOf(context.Request.Headers[AdminKey.Header]!);
+
+    private static string Source(HttpContext context) => FlagAudit.SourceOf(context.Request.Headers[FlagAudit.ClientHeader]);
+
+    /// <summary>The address of whoever connected: the Gateway is the edge, so no forwarded header is trusted.</summary>
+    private static string? ClientAddress(HttpContext context) => context.Connection.RemoteIpAddress?.ToString();
 
     private static ProblemHttpResult BadRequest(string title, string detail) =>
         TypedResults.Problem(statusCode: StatusCodes.Status400BadRequest, title: title, detail: detail);

@@ -14,10 +14,10 @@ public sealed record FlagState(string Flag, string Service, string Variant, stri
 
 /// <summary>
 /// Reads and changes the system's flags (the shared file, or Redis: <see cref="IFlagStore"/>) for the admin API,
-/// logs every change (which key, old -> new) and counts it, and asks each service which variant it serves, to
-/// show a change land.
+/// tells the <see cref="FlagAudit"/> who is changing what (it records each change once it is in the store) and counts
+/// it, and asks each service which variant it serves, to show a change land.
 /// </summary>
-public sealed partial class FlagsAdmin(IFlagStore store, IHttpClientFactory httpClients, ILogger<FlagsAdmin> logger)
+public sealed class FlagsAdmin(IFlagStore store, IHttpClientFactory httpClients, FlagAudit audit)
 {
     private static readonly Counter<long> Changes = PerfTelemetry.Meter.CreateCounter<long>(
         "httpperf.flag.changes", description: "Pitfall flag changes made through the admin API.");
@@ -40,13 +40,12 @@ public sealed partial class FlagsAdmin(IFlagStore store, IHttpClientFactory http
             .ToList();
     }
 
-    public async Task SetAsync(IReadOnlyDictionary<string, string> changes, string keyId, CancellationToken cancellationToken)
+    public async Task SetAsync(IReadOnlyDictionary<string, string> changes, string source, string keyId, string? clientAddress, CancellationToken cancellationToken)
     {
-        var before = await store.ReadAsync(cancellationToken);
+        audit.Expect(await store.ReadAsync(cancellationToken), changes, source, keyId, clientAddress);
         await store.SetAsync(changes, cancellationToken);
         foreach (var (flag, variant) in changes)
         {
-            LogChange(logger, flag, before[flag], variant, keyId);
             Changes.Add(1, new("feature_flag.key", flag), new("feature_flag.result.variant", variant));
         }
     }
@@ -66,7 +65,4 @@ public sealed partial class FlagsAdmin(IFlagStore store, IHttpClientFactory http
             return new Dictionary<string, string>();
         }
     }
-
-    [LoggerMessage(Level = LogLevel.Information, Message = "Flag {Flag} changed {Old} -> {New} by admin key {KeyId}")]
-    private static partial void LogChange(ILogger logger, string flag, string old, string @new, string keyId);
 }

@@ -5,18 +5,20 @@ using static System.FormattableString;
 namespace LoadGen.Commands;
 
 /// <summary>
-/// Progress while an open-model run goes on: a live table on a terminal, or one plain line every two
-/// seconds when the output is redirected (as under the AppHost, whose console log shows it).
+/// Progress while an open-model run goes on: a live table on a terminal, refreshed every two seconds, or one plain
+/// line every ten when the output is redirected (as under the AppHost, whose console log shows it, and whose Resources
+/// page shows the live figures: <c>AppHost/LoadGenStatus.cs</c>).
 /// </summary>
 internal static class LiveView
 {
     private static readonly TimeSpan Refresh = TimeSpan.FromSeconds(2);
+    private static readonly TimeSpan LineInterval = TimeSpan.FromSeconds(10);
 
     public static async Task ShowUntilAsync(Task run, OpenModelRunner runner)
     {
         if (Console.IsOutputRedirected)
         {
-            while (await Task.WhenAny(run, Task.Delay(Refresh)) != run)
+            while (await Task.WhenAny(run, Task.Delay(LineInterval)) != run)
             {
                 Console.WriteLine(Line(runner));
             }

@@ -50,7 +50,8 @@ public static class RunCommand
             using var client = new HttpClient { BaseAddress = target, Timeout = TimeSpan.FromMinutes(5) };
             var uploadBytes = parse.GetValue(sizeMb) * 1024L * 1024;
             var load = Scenario.Parse(parse.GetValue(scenario)!, new ModeControl(parse.GetValue(modes)!), uploadBytes);
-            await load.PrepareAsync(client, cancellationToken);
+            await using var download = new DownloadFile(client, uploadBytes);
+            await load.PrepareAsync(download, cancellationToken);
             if (parse.GetValue(warmup) is > 0 and var count)
             {
                 await LoadRunner.RunAsync(client, load.Next, Math.Min(count, 1_000), concurrency: 1, cancellationToken);
@@ -63,7 +64,7 @@ public static class RunCommand
                 runner.Rate.PerSecond = perSecond;
                 var port = parse.GetValue(controlPort) ?? (int.TryParse(Environment.GetEnvironmentVariable("LOADGEN_CONTROL_PORT"), out var fromEnvironment) ? fromEnvironment : null);
                 await using var control = port is { } p
-                    ? await LoadControlHost.StartAsync(new LoadControl(runner, load.Modes, client, uploadBytes), ControlUrl(p), cancellationToken: cancellationToken)
+                    ? await LoadControlHost.StartAsync(new LoadControl(runner, load.Modes, client, download), ControlUrl(p), cancellationToken: cancellationToken)
                     : null;
                 // A run with no end ends when stopped, and then reports what it measured. The AppHost stops a resource
                 // with SIGTERM; with System.CommandLine's own handling alone the process ended at once with 143 and no

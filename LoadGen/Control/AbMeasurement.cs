@@ -3,6 +3,7 @@ using System.Text;
 using HttpPerf.ServiceDefaults.Flags;
 using LoadGen.Bench;
 using LoadGen.Load;
+using Microsoft.Extensions.Logging;
 using static System.FormattableString;
 
 namespace LoadGen.Control;
@@ -14,7 +15,7 @@ namespace LoadGen.Control;
 /// gets <see cref="Total"/> shared out, at most <see cref="PerScenario"/>, and at most <see cref="MaxPairs"/> pairs;
 /// what is still in flight at <see cref="HardLimit"/> is cancelled) and in load (one request in flight).
 /// </summary>
-public sealed class AbMeasurement(HttpClient gateway, long uploadBytes)
+public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile download)
 {
     public static readonly TimeSpan Total = TimeSpan.FromSeconds(25);
     public static readonly TimeSpan PerScenario = TimeSpan.FromSeconds(8);
@@ -83,8 +84,8 @@ public sealed class AbMeasurement(HttpClient gateway, long uploadBytes)
 
     private async Task<Row> MeasureAsync(string name, TimeSpan budget, CancellationToken cancellationToken)
     {
-        var load = Scenario.Parse(name, new ModeControl([ModeControl.Both]), uploadBytes);
-        await load.PrepareAsync(gateway, cancellationToken);
+        var load = Scenario.Parse(name, new ModeControl([ModeControl.Both]), download.Size);
+        await load.PrepareAsync(download, cancellationToken);
         var sides = new Dictionary<string, Tally> { [PerfMode.Naive] = new(PerfMode.Naive), [PerfMode.Optimized] = new(PerfMode.Optimized) };
         var buffer = new byte[64 * 1024];
         var route = "";
@@ -101,7 +102,7 @@ public sealed class AbMeasurement(HttpClient gateway, long uploadBytes)
             var mode = i % 2 == 0 ? PerfMode.Naive : PerfMode.Optimized;
             route = $"{request.Method} {Exchange.RouteOf(request)}";
             // An upload's body is generated as it is sent, with no Content-Length: count the file it carries.
-            var sent = request.Content is null ? 0 : request.Content.Headers.ContentLength ?? uploadBytes;
+            var sent = request.Content is null ? 0 : request.Content.Headers.ContentLength ?? download.Size;
             var started = Stopwatch.GetTimestamp();
             Exchange.Outcome outcome;
             try
@@ -118,6 +119,22 @@ public sealed class AbMeasurement(HttpClient gateway, long uploadBytes)
 
         return new Row(name, route, sides[PerfMode.Naive].Side(), sides[PerfMode.Optimized].Side());
     }
+
+    /// <summary>
+    /// One record per measurement, beside the flag changes in the audit category (<c>HttpPerf.Audit</c>, event
+    /// <c>AbMeasured</c>): the scenarios and their headline ratios, optimized / naive, p50 and MB/s.
+    /// </summary>
+    public static void Log(ILogger audit, Result result) => LogMeasured(
+        audit,
+        string.Join(", ", result.Rows.Select(r => r.Scenario)),
+        Math.Round(result.Elapsed.TotalSeconds, 1),
+        string.Join(", ", result.Rows.Select(r => Invariant($"{r.Scenario} {BenchReport.Ratio(r.Optimized.P50Ms, r.Naive.P50Ms)}"))),
+        string.Join(", ", result.Rows.Select(r => Invariant($"{r.Scenario} {BenchReport.Ratio(r.Optimized.MegabytesPerSecond, r.Naive.MegabytesPerSecond)}"))),
+        result.Rows.Sum(r => r.Naive.Errors + r.Optimized.Errors));
+
+    [LoggerMessage(EventId = 2, EventName = "AbMeasured", Level = LogLevel.Information,
+        Message = "A/B measured {Scenarios} in {Seconds} s: p50 optimized / naive {P50Ratios}; MB/s optimized / naive {ThroughputRatios}; {Errors} errors")]
+    private static partial void LogMeasured(ILogger logger, string scenarios, double seconds, string p50Ratios, string throughputRatios, long errors);
 
     /// <summary>The result as a Markdown table: a row per scenario and mode, the optimized one with its ratios to naive.</summary>
     public static string Markdown(Result result)
@@ -165,8 +182,8 @@ public sealed class AbMeasurement(HttpClient gateway, long uploadBytes)
             }
             else
             {
-                _busyTicks += Stopwatch.GetTimestamp() - started;
-                _stats.Record(started, sentBytes + outcome.Bytes, ok: true, outcome.HeadersTimestamp);
+                _busyTicks += outcome.EndTimestamp - started;
+                _stats.Record(started, sentBytes + outcome.Bytes, ok: true, outcome.HeadersTimestamp, outcome.EndTimestamp);
             }
         }
 

@@ -20,8 +20,23 @@ public static class Exchange
     private static readonly HttpRequestOptionsKey<string> OperationKey = new("loadgen.operation");
     private static readonly HttpRequestOptionsKey<string> RouteKey = new("loadgen.route");
 
-    /// <summary>What came back: body bytes, when the headers arrived (0 if they never did), success, and the <c>X-Perf-Variants</c> that served it.</summary>
-    public readonly record struct Outcome(long Bytes, long HeadersTimestamp, bool Ok, string Variants = "");
+    private static readonly HttpRequestOptionsKey<string> DeleteCreatedKey = new("loadgen.delete-created");
+
+    /// <summary>
+    /// What came back: body bytes, when the headers arrived (0 if they never did), success, the <c>X-Perf-Variants</c>
+    /// that served it, and when the last body byte was read (0: when recorded).
+    /// </summary>
+    public readonly record struct Outcome(long Bytes, long HeadersTimestamp, bool Ok, string Variants = "", long EndTimestamp = 0);
+
+    /// <summary>
+    /// What a 201 of <paramref name="request"/> creates is deleted once its response is read (<c>DELETE</c> of its
+    /// <c>Location</c> under <paramref name="prefix"/>), outside its timing and span: load that uploads leaves no upload.
+    /// </summary>
+    public static HttpRequestMessage DeletesWhatItCreates(this HttpRequestMessage request, string prefix)
+    {
+        request.Options.Set(DeleteCreatedKey, prefix);
+        return request;
+    }
 
     /// <summary>Names the span of <paramref name="request"/>: the scenario (null for a bare path) and the route, with <c>{id}</c> where the path varies.</summary>
     public static HttpRequestMessage Named(this HttpRequestMessage request, string? scenario, string route)
@@ -36,6 +51,25 @@ public static class Exchange
         request.Options.TryGetValue(RouteKey, out var route) ? route : request.RequestUri?.OriginalString ?? "";
 
     public static async Task<Outcome> SendAsync(HttpClient client, HttpRequestMessage request, byte[] buffer, CancellationToken cancellationToken)
+    {
+        var deleteUnder = request.Options.TryGetValue(DeleteCreatedKey, out var prefix) ? prefix : null;
+        var (outcome, created) = await SendAndReadAsync(client, request, buffer, cancellationToken);
+        if (deleteUnder is not null && created is not null)
+        {
+            try
+            {
+                using var deleted = await client.DeleteAsync($"{deleteUnder}{created.OriginalString}", cancellationToken);
+            }
+            catch (Exception exception) when (exception is HttpRequestException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
+            {
+                // Best effort: the upload stays, and counts against the quota, as any upload would.
+            }
+        }
+
+        return outcome;
+    }
+
+    private static async Task<(Outcome Outcome, Uri? Created)> SendAndReadAsync(HttpClient client, HttpRequestMessage request, byte[] buffer, CancellationToken cancellationToken)
     {
         using var span = StartSpan(request);
         long bytes = 0;
@@ -54,9 +88,9 @@ public static class Exchange
                 }
 
                 var variants = response.Headers.TryGetValues(PerfMode.VariantsHeader, out var values) ? string.Join(", ", values) : "";
-                var outcome = new Outcome(bytes, headers, response.IsSuccessStatusCode, variants);
+                var outcome = new Outcome(bytes, headers, response.IsSuccessStatusCode, variants, Stopwatch.GetTimestamp());
                 End(span, outcome, (int)response.StatusCode);
-                return outcome;
+                return (outcome, response.StatusCode == System.Net.HttpStatusCode.Created ? response.Headers.Location : null);
             }
         }
         catch (Exception exception) when (exception is HttpRequestException or IOException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
@@ -64,7 +98,7 @@ public static class Exchange
             // A refused connection, a cut body or a client time-out: an error to count, not a reason to stop.
             span?.SetStatus(ActivityStatusCode.Error, exception.Message);
             span?.SetTag("error.type", exception.GetType().FullName);
-            return new Outcome(bytes, headers, Ok: false);
+            return (new Outcome(bytes, headers, Ok: false, EndTimestamp: Stopwatch.GetTimestamp()), null);
         }
     }
 

@@ -30,17 +30,20 @@ public sealed class ModeStats(string mode)
     /// <summary>Records one exchange that started at <paramref name="startTimestamp"/>.</summary>
     public void Record(long startTimestamp, Exchange.Outcome outcome)
     {
-        Record(startTimestamp, outcome.Bytes, outcome.Ok, outcome.HeadersTimestamp);
+        Record(startTimestamp, outcome.Bytes, outcome.Ok, outcome.HeadersTimestamp, outcome.EndTimestamp);
         if (outcome.HeadersTimestamp > 0)
         {
             _served.AddOrUpdate(PerfMode.Summarize(outcome.Variants), 1, (_, n) => n + 1);
         }
     }
 
-    /// <summary>Records one request: started at <paramref name="startTimestamp"/>, headers at <paramref name="headersTimestamp"/> (0: none).</summary>
-    public void Record(long startTimestamp, long bytes, bool ok, long headersTimestamp = 0)
+    /// <summary>
+    /// Records one request: started at <paramref name="startTimestamp"/>, headers at <paramref name="headersTimestamp"/>
+    /// (0: none), ended at <paramref name="endTimestamp"/> (0: now).
+    /// </summary>
+    public void Record(long startTimestamp, long bytes, bool ok, long headersTimestamp = 0, long endTimestamp = 0)
     {
-        var elapsed = Math.Max(1, Stopwatch.GetTimestamp() - startTimestamp);
+        var elapsed = Math.Max(1, (endTimestamp > 0 ? endTimestamp : Stopwatch.GetTimestamp()) - startTimestamp);
         lock (_latency)
         {
             _latency.RecordValue(elapsed);

@@ -55,12 +55,12 @@ public sealed class Scenario
         return cycle.Count == 0 ? throw new ArgumentException("No scenario given.") : new Scenario([.. cycle], modes, uploadBytes);
     }
 
-    /// <summary>Stores one file to download, if the mix downloads.</summary>
-    public async Task PrepareAsync(HttpClient client, CancellationToken cancellationToken)
+    /// <summary>Finds the run's one file to download (<paramref name="download"/> stores it the first time), if the mix downloads.</summary>
+    public async Task PrepareAsync(DownloadFile download, CancellationToken cancellationToken)
     {
         if (_cycle.Contains("download"))
         {
-            _downloadId = await SyntheticFileContent.StoreAsync(client, _uploadBytes, cancellationToken);
+            _downloadId = await download.IdAsync(cancellationToken);
         }
     }
 
@@ -75,7 +75,8 @@ public sealed class Scenario
             "products" => new HttpRequestMessage(HttpMethod.Get, "/api/products").Named(name, "/api/products"),
             "catalog" => new HttpRequestMessage(HttpMethod.Get, "/api/catalog/products").Named(name, "/api/catalog/products"),
             "export" => new HttpRequestMessage(HttpMethod.Get, "/api/catalog/export").Named(name, "/api/catalog/export"),
-            "upload" => new HttpRequestMessage(HttpMethod.Post, "/api/uploads") { Content = SyntheticFileContent.Create(_uploadBytes) }.Named(name, "/api/uploads"),
+            // Each upload is deleted once acknowledged, so hours of load never fill the storage quota.
+            "upload" => new HttpRequestMessage(HttpMethod.Post, "/api/uploads") { Content = SyntheticFileContent.Create(_uploadBytes) }.Named(name, "/api/uploads").DeletesWhatItCreates("/api"),
             "download" => new HttpRequestMessage(HttpMethod.Get, $"/api/uploads/{_downloadId ?? throw new InvalidOperationException("Call PrepareAsync first.")}").Named(name, "/api/uploads/{id}"),
             _ => new HttpRequestMessage(HttpMethod.Get, name).Named(null, name),
         };

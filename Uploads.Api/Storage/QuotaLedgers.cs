@@ -21,6 +21,9 @@ public interface IQuotaLedger
     Task CommitAsync(long written, long reserved);
 
     Task ReleaseAsync(long reserved);
+
+    /// <summary>An upload was deleted: <paramref name="bytes"/> are no longer stored.</summary>
+    Task RemoveStoredAsync(long bytes);
 }
 
 /// <summary>The quota of one process: with several replicas, each may fill it (docs/deploy.md).</summary>
@@ -58,6 +61,8 @@ public sealed class InProcessQuotaLedger : IQuotaLedger
         Interlocked.Add(ref _used, -reserved);
         return Task.CompletedTask;
     }
+
+    public Task RemoveStoredAsync(long bytes) => ReleaseAsync(bytes);
 }
 
 /// <summary>
@@ -128,6 +133,9 @@ public sealed partial class RedisQuotaLedger(IConnectionMultiplexer redis, ILogg
 
     public Task ReleaseAsync(long reserved) =>
         RunAsync("release a reservation", redis.GetDatabase().HashIncrementAsync(Reserved, _instance, -reserved));
+
+    public Task RemoveStoredAsync(long bytes) =>
+        RunAsync("count a deleted upload", redis.GetDatabase().StringDecrementAsync(Stored, bytes));
 
     /// <summary>A count that could not be updated is logged, not thrown: the upload itself is already stored or gone.</summary>
     private async Task RunAsync(string what, Task call)

@@ -20,6 +20,9 @@ public sealed class StorageQuota(IOptions<UploadOptions> options, IQuotaLedger l
     internal Task StartAsync(long storedBytes, string instance, IReadOnlyList<string> goneInstances) =>
         ledger.StartAsync(storedBytes, instance, goneInstances);
 
+    /// <summary>A deleted upload's bytes, no longer stored.</summary>
+    internal Task RemoveAsync(long bytes) => ledger.RemoveStoredAsync(bytes);
+
     /// <summary>A new upload's share of the quota, written into <paramref name="directory"/>.</summary>
     internal QuotaReservation Begin(string directory) => new(this, ledger, directory);
 

@@ -127,6 +127,36 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
 
     public string DataPath(string id) => Path.Combine(_root, id, DataName);
 
+    /// <summary>
+    /// Deletes a committed upload; false if there is none by that id. Like the commit, one rename: the folder moves back
+    /// into this replica's incoming folder, so no reader ever sees half of it, then it is removed (after a crash, by the
+    /// restart's clean-up of the incoming folder) and its bytes leave the quota. A download already reading it finishes.
+    /// </summary>
+    public async Task<bool> DeleteAsync(string id)
+    {
+        var folder = Path.Combine(_root, id);
+        var doomed = Path.Combine(Incoming, id);
+        long size;
+        try
+        {
+            if (!IsId(id))
+            {
+                return false;
+            }
+
+            size = new FileInfo(Path.Combine(folder, DataName)).Length;
+            Directory.Move(folder, doomed);
+        }
+        catch (Exception gone) when (gone is FileNotFoundException or DirectoryNotFoundException)
+        {
+            return false; // never stored, or another request deleted it first
+        }
+
+        Storage(() => Directory.Delete(doomed, recursive: true));
+        await quota.RemoveAsync(size);
+        return true;
+    }
+
     public async Task StartAsync(CancellationToken cancellationToken)
     {
         Directory.CreateDirectory(Incoming);

@@ -1,6 +1,7 @@
 using System.Net;
 using System.Net.Http.Json;
 using System.Text;
+using HttpPerf.ServiceDefaults;
 using HttpPerf.ServiceDefaults.Flags;
 using HttpPerf.Tests.Infrastructure;
 
@@ -178,18 +179,65 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
     }
 
     [Fact]
-    public async Task A_change_is_logged_by_key_id_and_counted_and_the_key_is_never_exported()
+    public async Task Every_change_leaves_exactly_one_audit_record_naming_its_source_and_the_key_is_never_exported()
     {
-        using (var response = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Put, $"/admin/flags/{Pitfalls.UploadsReader}", Fixture.AdminKey, "naive"), Cancel))
-        {
-            Assert.Equal(HttpStatusCode.NoContent, response.StatusCode);
-        }
-
+        var started = DateTime.UtcNow;
         var keyId = Convert.ToHexStringLower(System.Security.Cryptography.SHA256.HashData(Encoding.UTF8.GetBytes(Fixture.AdminKey)))[..8];
-        Assert.True(await Fixture.Telemetry.WaitForAsync("logs", TimeSpan.FromSeconds(10), "Uploads.Reader", "optimized", "naive", keyId));
+
+        // Through the admin API, as a dashboard command, as the admin page, and as any other caller; each waits for its
+        // record, so the next change is not folded into it.
+        await SetAsync(Pitfalls.UploadsReader, "naive", "dashboard-command");
+        await WaitForAuditAsync(started, (Pitfalls.UploadsReader, "optimized", "naive", "dashboard-command"));
+        await SetAsync(Pitfalls.UploadsReader, "streaming", "admin-page");
+        await WaitForAuditAsync(started, (Pitfalls.UploadsReader, "naive", "streaming", "admin-page"));
+        await SetAsync(Pitfalls.UploadsReader, "optimized", client: null);
+        await WaitForAuditAsync(started, (Pitfalls.UploadsReader, "streaming", "optimized", "admin-api"));
+        // Setting what is already there is no change: no record.
+        await SetAsync(Pitfalls.UploadsReader, "optimized", client: null);
+
+        // An edit of the flags file by anything else.
+        await HttpPerf.ServiceDefaults.Flags.FlagsFile.SetAsync(Fixture.System.FlagsFile, new Dictionary<string, string> { [Pitfalls.CatalogWriteStrategy] = "naive" }, Cancel);
+        await WaitForAuditAsync(started, (Pitfalls.CatalogWriteStrategy, "optimized", "naive", "flags-file"));
+        await Task.Delay(TimeSpan.FromSeconds(3), Cancel); // a second record of any of them would have arrived by now
+
+        // Exactly one record per change (earlier tests' resets of the flags file may add records of their own).
+        var records = AuditRecords(started);
+        var admin = records.Where(r => r["Source"] != "flags-file").ToList();
+        Assert.Equal(
+            [
+                (Pitfalls.UploadsReader, "optimized", "naive", "dashboard-command", keyId),
+                (Pitfalls.UploadsReader, "naive", "streaming", "admin-page", keyId),
+                (Pitfalls.UploadsReader, "streaming", "optimized", "admin-api", keyId),
+            ],
+            admin.Select(r => (r["Flag"], r["Old"], r["New"], r["Source"], r["KeyId"])));
+        Assert.All(admin, r => Assert.Equal("127.0.0.1", r["ClientAddress"]));
+        var edit = Assert.Single(records, r => r["Flag"] == Pitfalls.CatalogWriteStrategy && r["Source"] == "flags-file");
+        Assert.Equal(("optimized", "naive", null, null), (edit["Old"], edit["New"], edit["KeyId"], edit["ClientAddress"]));
+        Assert.All(records, r => Assert.True((r["event_name"] ?? r["EventName"]) == "FlagChanged", string.Join(", ", r.Attributes)));
         Assert.True(await Fixture.Telemetry.WaitForAsync("metrics", TimeSpan.FromSeconds(10), "httpperf.flag.changes", "feature_flag.key"));
         Assert.False(Fixture.Telemetry.AnyContains(Fixture.AdminKey), "the admin key was exported in telemetry");
     }
+
+    private async Task SetAsync(string flag, string variant, string? client)
+    {
+        var request = Admin(HttpMethod.Put, $"/admin/flags/{flag}", Fixture.AdminKey, variant);
+        if (client is not null)
+        {
+            request.Headers.Add("X-Admin-Client", client);
+        }
+
+        using var response = await Fixture.Gateway.SendAsync(request, Cancel);
+        Assert.Equal(HttpStatusCode.NoContent, response.StatusCode);
+    }
+
+    private async Task WaitForAuditAsync(DateTime since, (string Flag, string Old, string New, string Source) change) =>
+        Assert.True(
+            await Poll.UntilAsync(() => AuditRecords(since).Any(r => (r["Flag"], r["Old"], r["New"], r["Source"]) == change), TimeSpan.FromSeconds(20)),
+            $"no audit record of {change}; those since {since:O}:{Environment.NewLine}{string.Join(Environment.NewLine, AuditRecords(since).Select(r => r.Body))}");
+
+    /// <summary>The Gateway's audit records (category HttpPerf.Audit) since <paramref name="since"/>, oldest first.</summary>
+    private List<LogRecord> AuditRecords(DateTime since) =>
+        Fixture.Telemetry.Logs().Where(l => l.Service == "gateway" && l.Category == SystemContract.AuditCategory && l.Time >= since).OrderBy(l => l.Time).ToList();
 
     [Fact]
     public async Task Admin_requests_and_the_landing_pages_polling_add_no_request_series_without_perf_tags()

@@ -74,14 +74,16 @@ public sealed class EdgeTests(EdgeSystemFixture fixture)
     }
 
     [Fact]
-    public async Task The_storage_quota_refuses_an_upload_with_507_leaves_nothing_of_it_and_holds_after_a_restart()
+    public async Task The_storage_quota_refuses_an_upload_with_507_leaves_nothing_of_it_holds_after_a_restart_and_a_delete_gives_it_back()
     {
         // Whatever ran before stored less than 400 KB: the malformed-input run stores nothing.
         var before = fixture.StoredFiles();
 
+        Uri firstUpload;
         using (var first = await UploadAsync(600_000))
         {
             Assert.Equal(HttpStatusCode.Created, first.StatusCode);
+            firstUpload = first.Headers.Location!;
         }
 
         using (var second = await UploadAsync(600_000))
@@ -101,12 +103,42 @@ public sealed class EdgeTests(EdgeSystemFixture fixture)
             Assert.Equal(HttpStatusCode.InsufficientStorage, third.StatusCode);
         }
 
+        Uri smallUpload;
         using (var small = await UploadAsync(100_000))
         {
             Assert.Equal(HttpStatusCode.Created, small.StatusCode);
+            smallUpload = small.Headers.Location!;
         }
 
         await fixture.AssertNothingLeftBehindAsync(stored: before + 2);
+
+        // DELETE /api/uploads/{id}: 204, the bytes gone and the quota given back (600 KB fit again); a second DELETE,
+        // or one of an id never stored, is a 404 problem.
+        Assert.Equal(HttpStatusCode.NoContent, await DeleteAsync(firstUpload));
+        Assert.Equal(HttpStatusCode.NotFound, await DeleteAsync(firstUpload));
+        Assert.Equal(HttpStatusCode.NotFound, await DeleteAsync(new Uri("/uploads/0123456789abcdef0123456789abcdef", UriKind.Relative)));
+        Assert.Equal(404, (await Http.GetAsync(fixture.Gateway, "/api" + firstUpload)).Status);
+        await fixture.AssertNothingLeftBehindAsync(stored: before + 1);
+        using (var again = await UploadAsync(600_000))
+        {
+            Assert.Equal(HttpStatusCode.Created, again.StatusCode);
+            Assert.Equal(HttpStatusCode.NoContent, await DeleteAsync(again.Headers.Location!));
+        }
+
+        Assert.Equal(HttpStatusCode.NoContent, await DeleteAsync(smallUpload));
+        await fixture.AssertNothingLeftBehindAsync(stored: before);
+    }
+
+    /// <summary>Deletes the upload a 201's <c>Location</c> names (<c>/uploads/{id}</c>, behind the Gateway's <c>/api</c>).</summary>
+    private async Task<HttpStatusCode> DeleteAsync(Uri location)
+    {
+        using var response = await fixture.Gateway.DeleteAsync("/api" + location.OriginalString, Cancel);
+        if (response.StatusCode != HttpStatusCode.NoContent)
+        {
+            Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
+        }
+
+        return response.StatusCode;
     }
 
     [Fact]

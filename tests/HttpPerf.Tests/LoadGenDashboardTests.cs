@@ -144,6 +144,42 @@ public sealed class LoadGenDashboardTests(SmallSystemFixture fixture)
     }
 
     [Fact]
+    public async Task Repeated_measurements_of_downloads_and_uploads_store_one_file_for_the_run_which_goes_when_the_run_ends()
+    {
+        var before = fixture.System.StoredUploads();
+        var started = DateTime.UtcNow;
+        var load = Scenario.Parse("catalog", [PerfMode.Optimized], uploadBytes: 1024);
+        // 2 MiB: long enough that the table's rounded milliseconds give its ratios to 2%.
+        var download = new DownloadFile(fixture.Gateway, 2 << 20);
+        IReadOnlyList<string> duringRun;
+        await using (var control = await StartAsync(load, fixture.Gateway, download: download))
+        {
+            using var client = new HttpClient { BaseAddress = new Uri(control.Urls.First()), Timeout = TimeSpan.FromSeconds(60) };
+            AssertTable(await MeasureAsync(client, "download"), "download GET /api/uploads/{id}");
+            duringRun = fixture.System.StoredUploads();
+            Assert.Single(duringRun.Except(before));
+
+            // Again, and the uploads measured (each deleted once acknowledged): the folder holds the same files.
+            AssertTable(await MeasureAsync(client, "download"), "download GET /api/uploads/{id}");
+            AssertTable(await MeasureAsync(client, "upload"), "upload POST /api/uploads");
+            AssertTable(await MeasureAsync(client, "upload"), "upload POST /api/uploads");
+            Assert.Equal(duringRun, fixture.System.StoredUploads());
+        }
+
+        // One audit record per measurement, with its ratios.
+        bool Measured(LogRecord r) => r.Service == SystemContract.LoadGen && r.Category == SystemContract.AuditCategory && r.Time >= started;
+        Assert.True(await Poll.UntilAsync(() => fixture.Telemetry.Logs().Count(Measured) >= 4, TimeSpan.FromSeconds(10)));
+        await Task.Delay(TimeSpan.FromSeconds(2), Cancel);
+        var measured = fixture.Telemetry.Logs().Where(Measured).OrderBy(r => r.Time).ToList();
+        Assert.Equal(["download", "download", "upload", "upload"], measured.Select(r => r["Scenarios"]));
+        Assert.All(measured, r => Assert.Matches(@"^(download|upload) \d+\.\d\d$", r["P50Ratios"]!));
+
+        // The run ends (RunCommand disposes its DownloadFile): its file goes too.
+        await download.DisposeAsync();
+        Assert.Equal(before, fixture.System.StoredUploads());
+    }
+
+    [Fact]
     public async Task Measure_now_refuses_when_the_gateway_is_not_healthy_or_the_scenario_is_unknown()
     {
         var load = Scenario.Parse("catalog", [PerfMode.Optimized], uploadBytes: 1024);
@@ -204,11 +240,11 @@ public sealed class LoadGenDashboardTests(SmallSystemFixture fixture)
         return (load, runner);
     }
 
-    private async Task<WebApplication> StartAsync(Scenario load, HttpClient gateway, OpenModelRunner? runner = null)
+    private async Task<WebApplication> StartAsync(Scenario load, HttpClient gateway, OpenModelRunner? runner = null, DownloadFile? download = null)
     {
         var configuration = fixture.Telemetry.ExporterEnvironment.ToDictionary(e => e.Key, e => (string?)e.Value);
         configuration["OTEL_SERVICE_NAME"] = SystemContract.LoadGen;
         runner ??= new OpenModelRunner(gateway, load.Next, maxInFlight: 1);
-        return await LoadControlHost.StartAsync(new LoadControl(runner, load.Modes, gateway, 1024), "http://127.0.0.1:0", configuration, Cancel);
+        return await LoadControlHost.StartAsync(new LoadControl(runner, load.Modes, gateway, download ?? new DownloadFile(gateway, 1024)), "http://127.0.0.1:0", configuration, Cancel);
     }
 }

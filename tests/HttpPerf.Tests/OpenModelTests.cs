@@ -156,7 +156,7 @@ public sealed class LoadControlTests
         var runner = new OpenModelRunner(client, i => (i % 2 == 0 ? "naive" : "optimized", new HttpRequestMessage(HttpMethod.Get, "/fast")), maxInFlight: 20).WithMetrics();
         runner.Rate.PerSecond = 5;
         var modes = new ModeControl([ModeControl.Both]);
-        await using var control = await LoadGen.Control.LoadControlHost.StartAsync(new LoadGen.Control.LoadControl(runner, modes, client, UploadBytes: 1024), "http://127.0.0.1:0",
+        await using var control = await LoadGen.Control.LoadControlHost.StartAsync(new LoadGen.Control.LoadControl(runner, modes, client, new DownloadFile(client, 1024)), "http://127.0.0.1:0",
             telemetry.ExporterEnvironment.ToDictionary(e => e.Key, e => (string?)e.Value), Cancel);
         using var controlClient = new HttpClient { BaseAddress = new Uri(control.Services.GetRequiredService<IServer>().Features.GetRequiredFeature<IServerAddressesFeature>().Addresses.First()) };
         var run = runner.RunAsync(TimeSpan.FromSeconds(3), Cancel);

@@ -48,6 +48,19 @@ public sealed class ReplicaTests
         Assert.True(took < TimeSpan.FromSeconds(2), $"both Catalog replicas served naive after {took}");
         Assert.False(File.Exists(system.FlagsFile), "with Redis configured, no flags file is written");
 
+        // The Gateway's audit: that change is one record, and so is a write to Redis by anything but the admin API.
+        await using (var writer = await StackExchange.Redis.ConnectionMultiplexer.ConnectAsync(redis.ConnectionString))
+        {
+            await writer.GetDatabase().HashSetAsync(RedisFlagStore.Key, Pitfalls.CatalogWriteStrategy, PerfMode.Naive);
+            await writer.GetSubscriber().PublishAsync(RedisFlagStore.Changed, "set");
+        }
+
+        var byRedis = $"Flag {Pitfalls.CatalogWriteStrategy} changed from optimized to naive via redis";
+        Assert.True(await Poll.UntilAsync(() => AuditLines(system, byRedis) == 1, TimeSpan.FromSeconds(20)), system.Gateway.RecentOutput);
+        await Task.Delay(TimeSpan.FromSeconds(2), Cancel);
+        Assert.Equal(1, AuditLines(system, byRedis));
+        Assert.Equal(1, AuditLines(system, $"Flag {Pitfalls.CatalogSerialization} changed from optimized to naive via admin-api"));
+
         // Ten uploads through the Gateway: each downloads whole from both Uploads replicas.
         for (var i = 0; i < 10; i++)
         {
@@ -74,6 +87,20 @@ public sealed class ReplicaTests
         }
 
         Assert.Equal([HttpStatusCode.Created, HttpStatusCode.InsufficientStorage], quota);
+
+        // A delete on one replica gives the shared quota back: the 600 KB now fit on the other.
+        var quotaFile = Directory.GetDirectories(system.UploadsDataDirectory).Where(d => new FileInfo(Path.Combine(d, "data")) is { Exists: true, Length: 600_000 }).Select(Path.GetFileName).Single();
+        using (var first = new HttpClient { BaseAddress = system.UploadsReplicas[0].BaseAddress })
+        using (var deleted = await first.DeleteAsync($"/uploads/{quotaFile}", Cancel))
+        {
+            Assert.Equal(HttpStatusCode.NoContent, deleted.StatusCode);
+        }
+
+        using (var second = new HttpClient { BaseAddress = system.UploadsReplicas[1].BaseAddress })
+        using (var posted = await second.PostAsync("/uploads", new MultipartFormDataContent { { new ByteArrayContent(new byte[600_000]), "file", "quota.bin" } }, Cancel))
+        {
+            Assert.Equal(HttpStatusCode.Created, posted.StatusCode);
+        }
 
         // Twenty product lists through the Gateway: both Frontend replicas serve some.
         var before = await Task.WhenAll(system.FrontendReplicas.Select(r => r.ReadRuntimeCountersAsync(Cancel)));
@@ -225,6 +252,10 @@ public sealed class ReplicaTests
         gateway.PutAsJsonAsync($"/admin/flags/{flag}", variant, Cancel);
 
     /// <summary>Sets a flag through the admin API; how long until every replica, asked directly, resolves it.</summary>
+    /// <summary>How many of the Gateway's recent console lines hold <paramref name="text"/>.</summary>
+    private static int AuditLines(LocalSystem system, string text) =>
+        system.Gateway.RecentOutput.Split('\n').Count(line => line.Contains(text, StringComparison.Ordinal));
+
     private static async Task<TimeSpan> SetFlagAsync(HttpClient gateway, IReadOnlyList<ServiceProcess> replicas, string flag, string variant)
     {
         using var response = await PutAsync(gateway, flag, variant);

@@ -19,7 +19,8 @@ document.querySelectorAll('[data-all]').forEach(button =>
 async function api(method, path, body) {
   const response = await fetch(path, {
     method,
-    headers: { 'X-Admin-Key': adminKey, 'Content-Type': 'application/json' },
+    // X-Admin-Client: the audit record of each change says it came from this page.
+    headers: { 'X-Admin-Key': adminKey, 'X-Admin-Client': 'admin-page', 'Content-Type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!response.ok) {

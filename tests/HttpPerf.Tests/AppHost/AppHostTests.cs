@@ -62,6 +62,8 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
     {
         var upload = await UploadAsync("flags"u8.ToArray(), mode: null);
         var expected = await FlagsAsync();
+        var changes = new List<string>();
+        var started = DateTime.UtcNow;
         try
         {
             foreach (var pitfall in Pitfalls.All)
@@ -70,6 +72,11 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
                 {
                     var result = await system.Commands.ExecuteCommandAsync(pitfall.Service, $"{pitfall.Flag}-{variant}", Cancel);
                     Assert.True(result.Success, $"{pitfall.Flag}-{variant}: {result.Message}");
+                    if (expected[pitfall.Flag] != variant)
+                    {
+                        changes.Add($"{pitfall.Flag} {expected[pitfall.Flag]} -> {variant}");
+                    }
+
                     expected[pitfall.Flag] = variant;
                     await AssertServedWithinAsync(pitfall.Flag, variant, upload.Id);
                     Assert.Equal(expected, await FlagsAsync());
@@ -82,17 +89,40 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
                 Assert.True(result.Success, $"all-flags-{variant}: {result.Message}");
                 foreach (var pitfall in Pitfalls.All)
                 {
+                    if (expected[pitfall.Flag] != pitfall.Serving(variant))
+                    {
+                        changes.Add($"{pitfall.Flag} {expected[pitfall.Flag]} -> {pitfall.Serving(variant)}");
+                    }
+
                     expected[pitfall.Flag] = pitfall.Serving(variant);
                     await AssertServedWithinAsync(pitfall.Flag, pitfall.Serving(variant), upload.Id);
                 }
 
                 Assert.Equal(expected, await FlagsAsync());
             }
+
+            // Each change a command made is one audit record in the Gateway's structured logs, naming the dashboard.
+            IReadOnlyList<DashboardLogs.Log> audit = [];
+            await UntilAsync(async () => (audit = await AuditSinceAsync(started)).Count >= changes.Count, TimeSpan.FromSeconds(30));
+            await Task.Delay(TimeSpan.FromSeconds(2), Cancel);
+            audit = await AuditSinceAsync(started);
+            var recorded = audit.Select(r => $"{r["Flag"]} {r["Old"]} -> {r["New"]}").ToList();
+            Assert.True(changes.Order().SequenceEqual(recorded.Order()), $"changes:{Environment.NewLine}{string.Join(Environment.NewLine, changes)}{Environment.NewLine}audit records:{Environment.NewLine}{string.Join(Environment.NewLine, audit.Select(r => $"{r.Time:HH:mm:ss.fff} {r.Body}"))}");
+            Assert.All(audit, r => Assert.Equal(("dashboard-command", SystemContract.AuditCategory), (r["Source"], r.Category)));
         }
         finally
         {
             await system.Commands.ExecuteCommandAsync(SystemContract.Gateway, $"all-flags-{PerfMode.Optimized}", Cancel);
         }
+    }
+
+    private async Task<IReadOnlyList<DashboardLogs.Log>> AuditSinceAsync(DateTime since) => [.. (await AuditLogsAsync()).Where(l => l.Time >= since)];
+
+    private async Task<IReadOnlyList<DashboardLogs.Log>> AuditLogsAsync()
+    {
+        using var dashboard = new HttpClient { BaseAddress = system.Dashboard };
+        dashboard.DefaultRequestHeaders.Add("x-api-key", system.DashboardApiKey);
+        return [.. (await DashboardLogs.GetAsync(dashboard, SystemContract.Gateway, "changed from", Cancel)).Where(l => l.Category == SystemContract.AuditCategory)];
     }
 
     [Fact]
@@ -156,6 +186,12 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
                 && Property(state, "loadgen.rate") == "5/s" && Property(state, "loadgen.mode") == "both"
                 && Convert.ToInt64(Property(state, "loadgen.requests"), System.Globalization.CultureInfo.InvariantCulture) > 0
                 && Property(state, "loadgen.errors") is not null), TimeSpan.FromSeconds(30)), "LoadGen's rate, mode, requests and errors not shown as resource properties in 30 s");
+            // And on the Resources page without a click: the text of its /status link, in the URLs column.
+            Assert.True(await UntilAsync(() => Task.FromResult(
+                system.App.ResourceNotifications.TryGetCurrentState(SystemContract.LoadGen, out var state)
+                && state.Snapshot.Urls.Any(u => u.Url.EndsWith(SystemContract.StatusPath, StringComparison.Ordinal) && !u.IsInactive
+                    && u.DisplayProperties.DisplayName.StartsWith("LoadGen: 5/s, both, ", StringComparison.Ordinal))), TimeSpan.FromSeconds(30)),
+                "LoadGen's /status link does not say its rate and mode");
 
             // "A/B: measure now" answers with a table, beside the live load.
             var measured = await system.Commands.ExecuteCommandAsync(SystemContract.LoadGen, "measure-ab", Cancel);

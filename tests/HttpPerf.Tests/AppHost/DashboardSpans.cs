@@ -42,7 +42,7 @@ public static class DashboardSpans
         return spans;
     }
 
-    private static Dictionary<string, string> Attributes(JsonElement owner)
+    internal static Dictionary<string, string> Attributes(JsonElement owner)
     {
         var attributes = new Dictionary<string, string>();
         if (owner.TryGetProperty("attributes", out var list))
@@ -55,5 +55,44 @@ public static class DashboardSpans
         }
 
         return attributes;
+    }
+}
+
+/// <summary>Log records as the Aspire dashboard holds them (<c>GET /api/telemetry/logs</c>, what <c>aspire otel logs</c> reads).</summary>
+public static class DashboardLogs
+{
+    /// <summary>One record: its logger category (the OTLP scope), its message, when it was written, and its attributes.</summary>
+    public sealed record Log(string Category, string Body, DateTime Time, IReadOnlyDictionary<string, string> Attributes)
+    {
+        public string? this[string attribute] => Attributes.GetValueOrDefault(attribute);
+    }
+
+    public static async Task<IReadOnlyList<Log>> GetAsync(HttpClient dashboard, string resourceName, string search, CancellationToken cancellationToken)
+    {
+        using var response = await dashboard.GetAsync($"/api/telemetry/logs?resource={resourceName}&search={Uri.EscapeDataString(search)}&limit=10000", cancellationToken);
+        if (!response.IsSuccessStatusCode)
+        {
+            throw new HttpRequestException($"The dashboard's telemetry API answered {(int)response.StatusCode}: {await response.Content.ReadAsStringAsync(cancellationToken)}");
+        }
+
+        using var document = JsonDocument.Parse(await response.Content.ReadAsStreamAsync(cancellationToken));
+        var logs = new List<Log>();
+        if (!document.RootElement.TryGetProperty("data", out var data) || !data.TryGetProperty("resourceLogs", out var resourceLogs))
+        {
+            return logs;
+        }
+
+        foreach (var scope in resourceLogs.EnumerateArray().SelectMany(r => r.GetProperty("scopeLogs").EnumerateArray()))
+        {
+            var category = scope.TryGetProperty("scope", out var s) && s.TryGetProperty("name", out var name) ? name.GetString() ?? "" : "";
+            foreach (var record in scope.GetProperty("logRecords").EnumerateArray())
+            {
+                var body = record.TryGetProperty("body", out var b) ? b.EnumerateObject().FirstOrDefault().Value.ToString() : "";
+                var nanoseconds = record.TryGetProperty("timeUnixNano", out var t) ? ulong.Parse(t.ToString(), System.Globalization.CultureInfo.InvariantCulture) : 0;
+                logs.Add(new Log(category, body, DateTime.UnixEpoch.AddTicks((long)(nanoseconds / 100)), DashboardSpans.Attributes(record)));
+            }
+        }
+
+        return logs;
     }
 }

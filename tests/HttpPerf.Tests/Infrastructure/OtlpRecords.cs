@@ -28,6 +28,11 @@ public sealed record SpanRecord(string Service, string Name, IReadOnlyDictionary
 public sealed record LogRecord(string Service, string Category, int Severity, string Body, DateTime Time)
 {
     public bool IsInformation => Severity is >= 9 and <= 12;
+
+    /// <summary>The record's attributes: a structured message's placeholders, and the event's id and name.</summary>
+    public IReadOnlyDictionary<string, string> Attributes { get; init; } = new Dictionary<string, string>();
+
+    public string? this[string attribute] => Attributes.GetValueOrDefault(attribute);
 }
 
 /// <summary>
@@ -59,7 +64,7 @@ public static class OtlpRecords
 
     public static IEnumerable<LogRecord> Logs(byte[] exportRequest)
     {
-        // resource_logs 1 { resource 1, scope_logs 2 { scope 1 { name 1 }, log_records 2 { time 1, severity 2, body 5 } } }
+        // resource_logs 1 { resource 1, scope_logs 2 { scope 1 { name 1 }, log_records 2 { time 1, severity 2, body 5, attributes 6 } } }
         foreach (var resourceLogs in Messages(exportRequest, 1))
         {
             var service = Messages(resourceLogs, 1).Select(ServiceName).FirstOrDefault() ?? "";
@@ -70,10 +75,21 @@ public static class OtlpRecords
                 {
                     var time = Time(record, 1);
                     var body = Messages(record, 5).Select(any => String(any, 1)).FirstOrDefault() ?? "";
-                    yield return new LogRecord(service, category, (int)Number(record, 2), body, time);
+                    yield return new LogRecord(service, category, (int)Number(record, 2), body, time) { Attributes = WithEventName(Attributes(record, 6), String(record, 12)) };
                 }
             }
         }
+    }
+
+    /// <summary>OTLP's own event_name field (12), where the exporter fills it, beside the attributes.</summary>
+    private static Dictionary<string, string> WithEventName(Dictionary<string, string> attributes, string eventName)
+    {
+        if (eventName.Length > 0)
+        {
+            attributes.TryAdd("event_name", eventName);
+        }
+
+        return attributes;
     }
 
     private static string Hex(ReadOnlyMemory<byte> message, int field) => Convert.ToHexStringLower(Messages(message, field).FirstOrDefault().Span);

@@ -21,4 +21,8 @@ public static class Poll
 
         return true;
     }
+
+    /// <summary><see cref="UntilAsync(Func{Task{bool}}, TimeSpan, TimeSpan)"/> for a condition at hand, asked every 200 ms.</summary>
+    public static Task<bool> UntilAsync(Func<bool> condition, TimeSpan timeout) =>
+        UntilAsync(() => Task.FromResult(condition()), timeout, TimeSpan.FromMilliseconds(200));
 }
