@@ -88,8 +88,10 @@ internal static class ServiceResourceExtensions
         project => project.WithHttpEndpoint(name: "control", env: SystemContract.LoadGenControlPort, isProxied: false).WithStatusUrl(),
         container => container.WithHttpEndpoint(targetPort: Service.ContainerPort, name: "control", env: SystemContract.LoadGenControlPort, isProxied: false).WithStatusUrl());
 
+    // The bare endpoint's link moves to the details pane, so the grid's one link for LoadGen is the live line.
     private static IResourceBuilder<T> WithStatusUrl<T>(this IResourceBuilder<T> loadGen) where T : IResourceWithEndpoints =>
-        loadGen.WithUrlForEndpoint("control", _ => new() { Url = SystemContract.StatusPath, DisplayText = LoadGenStatus.Waiting });
+        loadGen.WithUrlForEndpoint("control", url => url.DisplayLocation = UrlDisplayLocation.DetailsOnly)
+            .WithUrlForEndpoint("control", _ => new() { Url = SystemContract.StatusPath, DisplayText = LoadGenStatus.Waiting });
 
     /// <summary>LoadGen's buttons: rate, mode, and "A/B: measure now" (LoadGenCommands).</summary>
     public static Service WithLoadGenCommands(this Service loadGen) => loadGen.Each(

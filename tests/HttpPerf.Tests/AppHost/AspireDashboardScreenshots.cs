@@ -44,26 +44,54 @@ public sealed class AspireDashboardScreenshots
             // LoadGen, started from its row; a minute of load that follows the flags, all optimized.
             await RowAsync(page, SystemContract.LoadGen).GetByRole(AriaRole.Button, new() { Name = "Start resource" }).ClickAsync();
             await WaitForStateAsync(system, SystemContract.LoadGen, KnownResourceStates.Running);
+            await Task.Delay(TimeSpan.FromSeconds(60), Cancel);
+            // After that minute: LoadGen's line (the text of its /status link) says what it has sent.
+            await page.GotoAsync(system.Dashboard.ToString());
             await page.WaitForTimeoutAsync(3_000);
             await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "aspire-resources.png") });
-            await Task.Delay(TimeSpan.FromSeconds(60), Cancel);
 
             // The catalog's command menu: "⋯", then Commands.
             await OpenCommandsAsync(page, SystemContract.Catalog);
             await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "aspire-command-menu.png") });
-            // The command that menu item runs, run the way the dashboard runs it (a click there lands only once the
-            // menu has settled, which a screenshot run need not wait on).
             await page.Keyboard.PressAsync("Escape");
+
+            // The flip as README's "Watching a flag flip" has it: the catalog's chart open over the last minute (a point
+            // every 2 s), the command run from elsewhere (a second tab: here, the way the dashboard runs it), and the
+            // chart shot every 2 s from the flip on, each picture named by its second, to read when a person sees it.
+            await page.GotoAsync(new Uri(system.Dashboard, "/metrics/resource/catalog?meter=Microsoft.AspNetCore.Hosting&instrument=http.server.request.duration&duration=1&view=Graph").ToString());
+            await page.WaitForTimeoutAsync(8_000);
+            var timing = Directory.CreateDirectory(Path.Combine(folder, "flip-timing")).FullName;
+            var flipped = Stopwatch.StartNew();
             var flip = await system.Commands.ExecuteCommandAsync(SystemContract.Catalog, $"{Pitfalls.CatalogSerialization}-{PerfMode.Naive}", Cancel);
             Assert.True(flip.Success, flip.Message);
+            for (var second = 0; second <= 20; second += 2)
+            {
+                var wait = TimeSpan.FromSeconds(second) - flipped.Elapsed;
+                if (wait > TimeSpan.Zero)
+                {
+                    await Task.Delay(wait, Cancel);
+                }
+
+                // The chart alone: its title, the graph and its legend.
+                await page.ScreenshotAsync(new() { Path = Path.Combine(timing, $"flip-{second:00}s.png"), Clip = new() { X = 400, Y = 100, Width = 660, Height = 600 } });
+            }
+
             var served = await Http.GetUntilServedAsync(system.Gateway, "/api/catalog/products", $"{Pitfalls.CatalogSerialization}={PerfMode.Naive}");
             Assert.Contains($"{Pitfalls.CatalogSerialization}={PerfMode.Naive}", served, StringComparison.Ordinal);
-            await Task.Delay(TimeSpan.FromSeconds(50), Cancel);
+            await Task.Delay(TimeSpan.FromSeconds(20), Cancel);
 
-            // The catalog's request duration over the flip.
+            // The catalog's request duration over the flip, the last 5 minutes (a point every 10 s).
             await page.GotoAsync(new Uri(system.Dashboard, "/metrics/resource/catalog?meter=Microsoft.AspNetCore.Hosting&instrument=http.server.request.duration&duration=5&view=Graph").ToString());
             await page.WaitForTimeoutAsync(5_000);
             await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "aspire-catalog-chart.png") });
+
+            // The audit record of the flip, in the Gateway's structured logs.
+            await page.GotoAsync(new Uri(system.Dashboard, "/structuredlogs/resource/gateway").ToString());
+            await page.WaitForTimeoutAsync(2_000);
+            await page.GetByPlaceholder("Filter", new() { Exact = false }).First.ClickAsync();
+            await page.Keyboard.TypeAsync("changed from");
+            await page.WaitForTimeoutAsync(2_000);
+            await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "aspire-audit.png") });
 
             // A product list's trace: LoadGen's span for the whole request, the hops under it.
             var traceId = await ProductListTraceAsync(system);
