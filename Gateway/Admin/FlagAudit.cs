@@ -6,68 +6,107 @@ namespace Gateway.Admin;
 
 /// <summary>
 /// One audit record per flag change, wherever it came from: the admin API (a dashboard command, the admin page, any
-/// other caller), an edit of the flags file, or a write to Redis by anything else. The Gateway is the one auditor: it
-/// watches the store (on every configuration reload, which the file watcher and Redis's change channel trigger, and
-/// every 10 s besides) and compares each read with the last, so a change is recorded once, not once per service or
-/// replica. A change the admin API made is announced first (<see cref="Expect"/>), so its record names the key id and
-/// the caller's address; any other change is named by the store it appeared in. Category <see cref="SystemContract.AuditCategory"/>,
-/// event <c>FlagChanged</c>: the dashboard's structured logs filter on either.
+/// other caller), an edit of the flags file, or a write to Redis by anything else. The Gateway is the one auditor, so
+/// a change is recorded once, not once per service or replica.
+/// - The admin API tells it what it writes: announced before the write (<see cref="Expect"/>), recorded once written
+///   (<see cref="Written"/>), with the key id and the caller's address. However fast they come, none is missed.
+/// - Anything else is found by reading the store on every configuration reload (which the file watcher and Redis's
+///   change channel trigger) and every 10 s, and comparing with the last read; it is named by its store. Two such
+///   changes closer together than the reads (the file watcher waits 250 ms) count as one.
+/// Category <see cref="SystemContract.AuditCategory"/>, event <c>FlagChanged</c>: the dashboard's structured logs
+/// filter on either.
 /// </summary>
 public sealed partial class FlagAudit(IFlagStore store, IConfiguration configuration, ILoggerFactory loggers) : BackgroundService
 {
-    /// <summary>Where a change came from: the <c>X-Admin-Client</c> values the admin API knows, then the stores.</summary>
+    /// <summary>Where a change came from: the <see cref="ClientHeader"/> values the admin API knows, then the stores.</summary>
     public const string DashboardCommand = "dashboard-command";
     public const string AdminPage = "admin-page";
     public const string AdminApi = "admin-api";
     public const string FlagsFile = "flags-file";
     public const string Redis = "redis";
 
+    /// <summary>The header in which an admin API caller names itself (<see cref="DashboardCommand"/>, <see cref="AdminPage"/>).</summary>
+    public const string ClientHeader = "X-Admin-Client";
+
     private static readonly TimeSpan Poll = TimeSpan.FromSeconds(10);
-    private static readonly TimeSpan ExpectationLifetime = TimeSpan.FromMinutes(1);
 
     private readonly ILogger _log = loggers.CreateLogger(SystemContract.AuditCategory);
-    private readonly Dictionary<string, List<Expected>> _expected = [];
     private readonly Lock _gate = new();
     private readonly SemaphoreSlim _changed = new(0, 1);
 
-    /// <summary>What an admin API call is about to write, and who asked: the record of each change it makes names them.</summary>
-    public sealed record Expected(string Old, string Variant, string Source, string KeyId, string? ClientAddress, DateTimeOffset At);
-
-    /// <summary>The header in which an admin API caller names itself (<see cref="DashboardCommand"/>, <see cref="AdminPage"/>).</summary>
-    public const string ClientHeader = "X-Admin-Client";
+    // Under _gate: the flags as last known (null until the first read), and the variants the admin API is writing.
+    private Dictionary<string, string>? _last;
+    private readonly Dictionary<string, List<string>> _writing = [];
 
     /// <summary>The client an admin API call says it is (<see cref="ClientHeader"/>); any other value is the admin API itself.</summary>
     public static string SourceOf(string? client) => client is DashboardCommand or AdminPage ? client : AdminApi;
 
-    /// <summary><paramref name="before"/>: the store as the admin API read it just before writing <paramref name="changes"/>.</summary>
-    public void Expect(IReadOnlyDictionary<string, string> before, IReadOnlyDictionary<string, string> changes, string source, string keyId, string? clientAddress)
+    /// <summary>The admin API is about to write <paramref name="changes"/>: a read that sees them leaves them to <see cref="Written"/>.</summary>
+    public void Expect(IReadOnlyDictionary<string, string> changes)
     {
         lock (_gate)
         {
-            foreach (var (flag, variant) in changes.Where(c => before[c.Key] != c.Value))
+            foreach (var (flag, variant) in changes)
             {
-                var pending = _expected.TryGetValue(flag, out var list) ? list : _expected[flag] = [];
-                pending.RemoveAll(e => DateTimeOffset.UtcNow - e.At > ExpectationLifetime);
-                pending.Add(new Expected(before[flag], variant, source, keyId, clientAddress, DateTimeOffset.UtcNow));
+                (_writing.TryGetValue(flag, out var variants) ? variants : _writing[flag] = []).Add(variant);
+            }
+        }
+    }
+
+    /// <summary>The write failed: nothing to record.</summary>
+    public void Forget(IReadOnlyDictionary<string, string> changes)
+    {
+        lock (_gate)
+        {
+            foreach (var (flag, variant) in changes)
+            {
+                _writing.GetValueOrDefault(flag)?.Remove(variant);
+            }
+        }
+    }
+
+    /// <summary>
+    /// The admin API wrote <paramref name="changes"/> over <paramref name="before"/> (what it read just before): one
+    /// record per flag that changed. A change by others that came between this auditor's last read and the API's read
+    /// is recorded first, by its store.
+    /// </summary>
+    public void Written(IReadOnlyDictionary<string, string> before, IReadOnlyDictionary<string, string> changes, string source, string keyId, string? clientAddress)
+    {
+        lock (_gate)
+        {
+            foreach (var (flag, variant) in changes)
+            {
+                _writing.GetValueOrDefault(flag)?.Remove(variant);
+                var old = before[flag];
+                if (old == variant)
+                {
+                    continue;
+                }
+
+                if (_last is not null && _last[flag] != old)
+                {
+                    LogChange(_log, flag, _last[flag], old, ExternalSource);
+                }
+
+                // Who, as attributes of their own (the service defaults export scopes): the key's id, never the key.
+                using (_log.BeginScope(new Dictionary<string, object> { ["KeyId"] = keyId, ["ClientAddress"] = clientAddress ?? "unknown" }))
+                {
+                    LogChange(_log, flag, old, variant, source);
+                }
+
+                _last?[flag] = variant;
             }
         }
     }
 
     protected override async Task ExecuteAsync(CancellationToken stoppingToken)
     {
-        using var reloads = ChangeToken.OnChange(configuration.GetReloadToken, () => Signal());
-        IReadOnlyDictionary<string, string>? last = null;
+        using var reloads = ChangeToken.OnChange(configuration.GetReloadToken, Signal);
         while (!stoppingToken.IsCancellationRequested)
         {
             try
             {
-                var now = await store.ReadAsync(stoppingToken);
-                if (last is not null)
-                {
-                    Record(last, now);
-                }
-
-                last = now;
+                Record(await store.ReadAsync(stoppingToken));
             }
             catch (FlagStoreUnavailableException)
             {
@@ -87,84 +126,36 @@ public sealed partial class FlagAudit(IFlagStore store, IConfiguration configura
 
     private void Signal()
     {
-        if (_changed.CurrentCount == 0)
+        try
         {
-            try
-            {
-                _changed.Release();
-            }
-            catch (SemaphoreFullException)
-            {
-                // Already signalled.
-            }
+            _changed.Release();
+        }
+        catch (SemaphoreFullException)
+        {
+            // Already signalled.
         }
     }
 
-    /// <summary>
-    /// Records what differs between two reads. Changes by others closer together than the reads (the file watcher waits
-    /// 250 ms) count as one; an admin API change is told apart from what came before it by what the API read.
-    /// </summary>
-    private void Record(IReadOnlyDictionary<string, string> before, IReadOnlyDictionary<string, string> now)
+    /// <summary>What differs from the last read, except what the admin API is writing (<see cref="Written"/> records that).</summary>
+    private void Record(IReadOnlyDictionary<string, string> now)
     {
-        foreach (var (flag, variant) in now)
-        {
-            if (!before.TryGetValue(flag, out var old) || old == variant)
-            {
-                continue;
-            }
-
-            RecordChange(flag, old, variant);
-        }
-    }
-
-    /// <summary>
-    /// One flag's change between two reads, as a chain: each admin API change announced since, in order, and whatever
-    /// else changed the flag between them (named by the store). Announced changes not yet in the store stay announced.
-    /// </summary>
-    private void RecordChange(string flag, string old, string variant)
-    {
-        List<Expected> pending;
         lock (_gate)
         {
-            pending = _expected.Remove(flag, out var list) ? list.Where(e => DateTimeOffset.UtcNow - e.At < ExpectationLifetime).ToList() : [];
-        }
-
-        var current = old;
-        var used = 0;
-        foreach (var expected in pending)
-        {
-            if (current == variant)
+            if (_last is null)
             {
-                break;
+                _last = new Dictionary<string, string>(now);
+                return;
             }
 
-            used++;
-            if (expected.Old != current)
+            foreach (var (flag, variant) in now)
             {
-                LogChange(_log, flag, current, expected.Old, ExternalSource);
-                current = expected.Old;
-            }
+                if (!_last.TryGetValue(flag, out var old) || old == variant || _writing.GetValueOrDefault(flag)?.Contains(variant) == true)
+                {
+                    continue;
+                }
 
-            // Who, as attributes of their own (the service defaults export scopes): the key's id, never the key.
-            using (_log.BeginScope(new Dictionary<string, object> { ["KeyId"] = expected.KeyId, ["ClientAddress"] = expected.ClientAddress ?? "unknown" }))
-            {
-                LogChange(_log, flag, current, expected.Variant, expected.Source);
-            }
-
-            current = expected.Variant;
-        }
-
-        if (current != variant)
-        {
-            LogChange(_log, flag, current, variant, ExternalSource);
-        }
-
-        if (used < pending.Count)
-        {
-            lock (_gate)
-            {
-                var later = _expected.TryGetValue(flag, out var list) ? list : [];
-                _expected[flag] = [.. pending.Skip(used), .. later];
+                LogChange(_log, flag, old, variant, ExternalSource);
+                _last[flag] = variant;
             }
         }
     }

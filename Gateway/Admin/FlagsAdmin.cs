@@ -42,8 +42,19 @@ public sealed class FlagsAdmin(IFlagStore store, IHttpClientFactory httpClients,
 
     public async Task SetAsync(IReadOnlyDictionary<string, string> changes, string source, string keyId, string? clientAddress, CancellationToken cancellationToken)
     {
-        audit.Expect(await store.ReadAsync(cancellationToken), changes, source, keyId, clientAddress);
-        await store.SetAsync(changes, cancellationToken);
+        var before = await store.ReadAsync(cancellationToken);
+        audit.Expect(changes);
+        try
+        {
+            await store.SetAsync(changes, cancellationToken);
+        }
+        catch
+        {
+            audit.Forget(changes);
+            throw;
+        }
+
+        audit.Written(before, changes, source, keyId, clientAddress);
         foreach (var (flag, variant) in changes)
         {
             Changes.Add(1, new("feature_flag.key", flag), new("feature_flag.result.variant", variant));
