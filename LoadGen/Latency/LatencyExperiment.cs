@@ -202,9 +202,11 @@ public static partial class LatencyExperiment
         // Cold: a connection of its own, whose kernel figures at the end are this request's.
         var (cold, connection) = await WithClientAsync(server, async (client, localPort) =>
         {
-            var exchange = await SendAsync(client, request(), readBuffer, cancellationToken);
-            // The sender's view: the far side's for a response, this side's for an upload.
-            return (exchange, await TcpInfo.ReadAsync(group == Transfer && name.StartsWith("upload", StringComparison.Ordinal) ? null : line, localPort(), cancellationToken));
+            var message = request();
+            // The sender's view: this side's for a request with a body (an upload), the far side's for a response.
+            var sender = message.Content is null ? line : null;
+            var exchange = await SendAsync(client, message, readBuffer, cancellationToken);
+            return (exchange, await TcpInfo.ReadAsync(sender, localPort(), cancellationToken));
         });
         double? writeMicroseconds = group == Writes ? await ReadLastWriteAsync(server, cancellationToken) : null;
 

@@ -13,13 +13,7 @@ public static class DashboardSpans
     public static async Task<IReadOnlyList<Span>> GetAsync(HttpClient dashboard, string? traceId, CancellationToken cancellationToken, string? resourceName = null)
     {
         var query = traceId is null ? $"resource={resourceName}" : $"traceId={traceId}";
-        using var response = await dashboard.GetAsync($"/api/telemetry/spans?{query}&limit=1000", cancellationToken);
-        if (!response.IsSuccessStatusCode)
-        {
-            throw new HttpRequestException($"The dashboard's telemetry API answered {(int)response.StatusCode}: {await response.Content.ReadAsStringAsync(cancellationToken)}");
-        }
-
-        using var document = JsonDocument.Parse(await response.Content.ReadAsStreamAsync(cancellationToken));
+        using var document = await ReadAsync(dashboard, $"/api/telemetry/spans?{query}&limit=1000", cancellationToken);
         var spans = new List<Span>();
         if (!document.RootElement.TryGetProperty("data", out var data) || !data.TryGetProperty("resourceSpans", out var resourceSpans))
         {
@@ -40,6 +34,18 @@ public static class DashboardSpans
         }
 
         return spans;
+    }
+
+    /// <summary>One answer of the dashboard's telemetry API, in OTLP JSON.</summary>
+    internal static async Task<JsonDocument> ReadAsync(HttpClient dashboard, string path, CancellationToken cancellationToken)
+    {
+        using var response = await dashboard.GetAsync(path, cancellationToken);
+        if (!response.IsSuccessStatusCode)
+        {
+            throw new HttpRequestException($"The dashboard's telemetry API answered {(int)response.StatusCode}: {await response.Content.ReadAsStringAsync(cancellationToken)}");
+        }
+
+        return await JsonDocument.ParseAsync(await response.Content.ReadAsStreamAsync(cancellationToken), cancellationToken: cancellationToken);
     }
 
     internal static Dictionary<string, string> Attributes(JsonElement owner)
@@ -69,13 +75,7 @@ public static class DashboardLogs
 
     public static async Task<IReadOnlyList<Log>> GetAsync(HttpClient dashboard, string resourceName, string search, CancellationToken cancellationToken)
     {
-        using var response = await dashboard.GetAsync($"/api/telemetry/logs?resource={resourceName}&search={Uri.EscapeDataString(search)}&limit=10000", cancellationToken);
-        if (!response.IsSuccessStatusCode)
-        {
-            throw new HttpRequestException($"The dashboard's telemetry API answered {(int)response.StatusCode}: {await response.Content.ReadAsStringAsync(cancellationToken)}");
-        }
-
-        using var document = JsonDocument.Parse(await response.Content.ReadAsStreamAsync(cancellationToken));
+        using var document = await DashboardSpans.ReadAsync(dashboard, $"/api/telemetry/logs?resource={resourceName}&search={Uri.EscapeDataString(search)}&limit=10000", cancellationToken);
         var logs = new List<Log>();
         if (!document.RootElement.TryGetProperty("data", out var data) || !data.TryGetProperty("resourceLogs", out var resourceLogs))
         {
