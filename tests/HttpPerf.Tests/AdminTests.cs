@@ -211,8 +211,11 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
             ],
             admin.Select(r => (r["Flag"], r["Old"], r["New"], r["Source"], r["KeyId"])));
         Assert.All(admin, r => Assert.Equal("127.0.0.1", r["ClientAddress"]));
-        var edit = Assert.Single(records, r => r["Flag"] == Pitfalls.CatalogWriteStrategy && r["Source"] == "flags-file");
-        Assert.Equal(("optimized", "naive", null, null), (edit["Old"], edit["New"], edit["KeyId"], edit["ClientAddress"]));
+        // The earlier test's reset of the flags file may be recorded after `started` (Catalog.WriteStrategy naive to
+        // optimized, among others), so the edit is found by what it changed.
+        var edit = Assert.Single(records, r => (r["Flag"], r["Old"], r["New"], r["Source"]) == (Pitfalls.CatalogWriteStrategy, "optimized", "naive", "flags-file"));
+        Assert.Null(edit["KeyId"]);
+        Assert.Null(edit["ClientAddress"]);
         Assert.All(records, r => Assert.True((r["event_name"] ?? r["EventName"]) == "FlagChanged", string.Join(", ", r.Attributes)));
         Assert.True(await Fixture.Telemetry.WaitForAsync("metrics", TimeSpan.FromSeconds(10), "httpperf.flag.changes", "feature_flag.key"));
         Assert.False(Fixture.Telemetry.AnyContains(Fixture.AdminKey), "the admin key was exported in telemetry");
