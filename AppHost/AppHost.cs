@@ -1,4 +1,5 @@
 using HttpPerf.AppHost.Containers;
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
 using Microsoft.Extensions.DependencyInjection;
 
@@ -14,7 +15,7 @@ var replicas = builder.AddReplicas();
 
 // Flags: in process mode, one flags file for every service (edit it and each service switches within a second, no
 // restart); in container mode and published, Redis, which every replica reads and the admin API writes.
-var flagsFile = builder.Configuration["FeatureFlags:File"] ?? Path.Combine(builder.AppHostDirectory, "flags.json");
+var flagsFile = builder.Configuration[SystemContract.ConfigurationKey(SystemContract.FlagsFile)] ?? Path.Combine(builder.AppHostDirectory, "flags.json");
 var flagsStore = builder.ExecutionContext.IsPublishMode || containers.Enabled
     ? builder.AddRedis(SystemContract.FlagsConnectionName).WithDataVolume("flags-data").InContainerMode(containers)
     : null;

@@ -1,6 +1,6 @@
 using System.Net.Http.Json;
 using HttpPerf.AppHost.Containers;
-using HttpPerf.ServiceDefaults.Flags;
+using HttpPerf.ServiceDefaults.Contract;
 
 /// <summary>
 /// Dashboard buttons that switch pitfall flags. They go through the Gateway's admin API (with the admin

@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Net.Http.Json;
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
 using Microsoft.Extensions.Hosting;
 

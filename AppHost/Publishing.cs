@@ -53,7 +53,7 @@ internal static class Publishing
         uploads.ApplicationBuilder.ExecutionContext.IsPublishMode
             ? uploads
                 .WithAnnotation(new ContainerMountAnnotation("uploads-data", "/home/app", ContainerMountType.Volume, isReadOnly: false))
-                .WithEnvironment(HttpPerf.ServiceDefaults.SystemContract.UploadsDataDirectory, "/home/app/uploads")
+                .WithEnvironment(HttpPerf.ServiceDefaults.Contract.SystemContract.UploadsDataDirectory, "/home/app/uploads")
             : uploads;
 
     // The entry core Aspire writes for a project (type, path, args, env, bindings), and the fields of ours.

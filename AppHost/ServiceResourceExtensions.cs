@@ -1,4 +1,5 @@
 using HttpPerf.AppHost.Containers;
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
 using Microsoft.Extensions.Configuration;
 

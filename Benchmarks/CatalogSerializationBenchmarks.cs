@@ -1,5 +1,8 @@
+using Catalog.Api;
+using HttpPerf.ServiceDefaults;
 using BenchmarkDotNet.Attributes;
 using Benchmarks.Hosting;
+using HttpPerf.ServiceDefaults.Contract;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Mvc;
@@ -65,8 +68,8 @@ public class CatalogSerializationBenchmarks
     private Task<KestrelHost> StartCatalogAsync(bool suppressBuffering) => KestrelHost.StartAsync(
         new Dictionary<string, string?>
         {
-            ["Catalog:ProductCount"] = Products.ToString(System.Globalization.CultureInfo.InvariantCulture),
-            ["Catalog:DataDirectory"] = _data,
+            [SystemContract.ConfigurationKey(SystemContract.CatalogProductCount)] = Products.ToString(System.Globalization.CultureInfo.InvariantCulture),
+            [SystemContract.ConfigurationKey(SystemContract.CatalogDataDirectory)] = _data,
         },
         builder =>
         {

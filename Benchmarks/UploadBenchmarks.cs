@@ -1,7 +1,10 @@
+using Uploads.Api;
+using HttpPerf.ServiceDefaults;
 using System.Net.Http.Json;
 using System.Security.Cryptography;
 using BenchmarkDotNet.Attributes;
 using Benchmarks.Hosting;
+using HttpPerf.ServiceDefaults.Contract;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.Hosting;
 
@@ -106,7 +109,7 @@ internal sealed class UploadsHost : IAsyncDisposable
     {
         var data = Directory.CreateTempSubdirectory("bench-uploads-").FullName;
         var host = await KestrelHost.StartAsync(
-            new Dictionary<string, string?> { ["Uploads:DataDirectory"] = data },
+            new Dictionary<string, string?> { [SystemContract.ConfigurationKey(SystemContract.UploadsDataDirectory)] = data },
             builder =>
             {
                 builder.AddServiceDefaults();

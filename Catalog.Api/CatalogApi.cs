@@ -1,9 +1,9 @@
 using Catalog.Api.Data;
-using Catalog.Api.Export;
+using Catalog.Api.WriteStrategy;
 using Catalog.Api.Serialization;
 using Microsoft.Extensions.Options;
 
-namespace Microsoft.AspNetCore.Builder;
+namespace Catalog.Api;
 
 public static class CatalogApi
 {

@@ -1,15 +1,19 @@
 using Catalog.Api.Data;
-using Catalog.Api.Export;
 using Catalog.Api.Serialization;
-using HttpPerf.ServiceDefaults.Flags;
+using Catalog.Api.WriteStrategy;
+using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.ServiceDefaults.Selection;
 
-namespace Microsoft.Extensions.Hosting;
+namespace Catalog.Api;
 
 public static class CatalogServiceExtensions
 {
     public static IHostApplicationBuilder AddCatalogServices(this IHostApplicationBuilder builder)
     {
-        builder.Services.Configure<CatalogOptions>(builder.Configuration.GetSection(CatalogOptions.Section));
+        builder.Services.AddOptions<CatalogOptions>().BindConfiguration(CatalogOptions.Section)
+            .Validate(o => o.ProductCount > 0, "Catalog:ProductCount must be positive: the lessons need products to serve.")
+            .Validate(o => !string.IsNullOrWhiteSpace(o.DataDirectory), "Catalog:DataDirectory must name a directory for the SQLite file.")
+            .ValidateOnStart();
         builder.Services.AddSingleton<CatalogStore>();
         builder.Services.AddHostedService<CatalogSeeder>();
         builder.Services.AddSingleton<CatalogBaseline>();

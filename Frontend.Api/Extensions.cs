@@ -1,15 +1,17 @@
 using System.Text.Json;
 using Frontend.Api.CatalogClient;
-using Frontend.Api.Products;
-using HttpPerf.ServiceDefaults.Flags;
+using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.ServiceDefaults.Selection;
 using Refit;
 
-namespace Microsoft.Extensions.Hosting;
+namespace Frontend.Api;
 
 public static class FrontendServiceExtensions
 {
     public static IHostApplicationBuilder AddFrontendServices(this IHostApplicationBuilder builder)
     {
+        builder.Services.AddOptions<FrontendOptions>().BindConfiguration(FrontendOptions.Section).ValidateOnStart();
+
         var refit = new RefitSettings(new SystemTextJsonContentSerializer(new JsonSerializerOptions(FrontendJsonContext.Default.Options)))
         {
             // A failed Catalog call surfaces as HttpRequestException, which every service maps to a 502 problem.

@@ -1,7 +1,8 @@
 using Frontend.Api.CatalogClient;
-using Frontend.Api.Products;
 
-namespace Microsoft.AspNetCore.Builder;
+using Microsoft.Extensions.Options;
+
+namespace Frontend.Api;
 
 public static class FrontendApi
 {
@@ -13,7 +14,7 @@ public static class FrontendApi
             .Produces<IEnumerable<ProductView>>(contentType: "application/json")
             .ProducesProblem(StatusCodes.Status502BadGateway);
 
-        if (app.ServiceProvider.GetRequiredService<IConfiguration>().GetValue<bool>("Frontend:EnableBaseline"))
+        if (app.ServiceProvider.GetRequiredService<IOptions<FrontendOptions>>().Value.EnableBaseline)
         {
             app.MapGet("/products/baseline", RelayBaseline)
                 .WithTags("Products")

@@ -1,5 +1,8 @@
+using HttpPerf.ServiceDefaults;
+using Frontend.Api;
+
 // `dotnet Service.dll --health-probe` checks the running service's /health and exits: the Compose health check.
-HttpPerf.ServiceDefaults.HealthProbe.ExitIfAsked(args);
+HealthProbe.ExitIfAsked(args);
 
 var builder = WebApplication.CreateBuilder(args);
 

@@ -1,14 +1,15 @@
 using Gateway.Admin;
 using Gateway.Buffering;
 using Gateway.Edge;
+using Gateway.Live;
 using Gateway.Relay;
 using Gateway.Replicas;
-using Gateway.Live;
-using HttpPerf.ServiceDefaults.Flags;
+using HttpPerf.ServiceDefaults.FlagSources;
+using HttpPerf.ServiceDefaults.Selection;
 using Yarp.ReverseProxy.Forwarder;
 using Yarp.ReverseProxy.Transforms;
 
-namespace Microsoft.Extensions.Hosting;
+namespace Gateway;
 
 public static class GatewayServiceExtensions
 {
@@ -42,11 +43,15 @@ public static class GatewayServiceExtensions
         builder.Services.AddPitfall<IExchangeLogger, BufferingExchangeLogger, StreamingExchangeLogger>(IExchangeLogger.Flag);
 
         builder.Services.AddSingleton<RecentExchanges>();
+        builder.Services.AddOptions<AdminOptions>().BindConfiguration(AdminOptions.Section);
         builder.Services.AddSingleton<AdminKey>();
 
         // The edge: who may force a mode, and how many proxied requests run and wait at once.
         builder.Services.AddSingleton<IPerfModeGate, EdgeModeGate>();
-        builder.Services.AddProxyConcurrencyLimit(builder.Configuration);
+        builder.Services.AddOptions<GatewayOptions>().BindConfiguration(GatewayOptions.Section)
+            .Validate(o => o.MaxConcurrentRequests > 0 && o.MaxQueuedRequests >= 0, "Gateway:MaxConcurrentRequests must be positive and Gateway:MaxQueuedRequests not negative: no request could be proxied.")
+            .ValidateOnStart();
+        builder.Services.AddProxyConcurrencyLimit();
         // The admin API needs somewhere to write flags: the flags file or Redis (AddPerfFlags registers the store).
         if (builder.Services.Any(service => service.ServiceType == typeof(IFlagStore)))
         {

@@ -1,5 +1,10 @@
+using HttpPerf.ServiceDefaults;
+using Gateway;
+using Gateway.Admin;
+using Gateway.Live;
+
 // `dotnet Service.dll --health-probe` checks the running service's /health and exits: the Compose health check.
-HttpPerf.ServiceDefaults.HealthProbe.ExitIfAsked(args);
+HealthProbe.ExitIfAsked(args);
 
 var builder = WebApplication.CreateBuilder(args);
 

@@ -1,5 +1,8 @@
+using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.ServiceDefaults.Http;
+using HttpPerf.ServiceDefaults.Selection;
+using HttpPerf.ServiceDefaults.Telemetry;
 using HttpPerf.ServiceDefaults;
-using HttpPerf.ServiceDefaults.Flags;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Diagnostics.HealthChecks;
 using Microsoft.AspNetCore.Http;
@@ -7,34 +10,22 @@ using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
 using Microsoft.Extensions.Http.Resilience;
+using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
-using OpenTelemetry;
+using Microsoft.Extensions.Options;
 using OpenTelemetry.Metrics;
 using OpenTelemetry.Trace;
+using OpenTelemetry;
 
-namespace Microsoft.Extensions.Hosting;
+namespace HttpPerf.ServiceDefaults;
 
 /// <summary>
 /// What every service shares: telemetry, health, service discovery, resilience, pitfall flags and
 /// problem responses. A service calls <see cref="AddServiceDefaults"/> and <see cref="UseServiceDefaults"/>.
 /// </summary>
-public static class Extensions
+public static class ServiceDefaultsExtensions
 {
-    public const string HealthPath = "/health";
-    public const string AlivePath = "/alive";
-    public const string FlagsPath = "/flags";
-    public const string RuntimePath = "/runtime";
-
     public const string OpenApiPath = "/openapi/{documentName}.json";
-
-    /// <summary>
-    /// How long a pooled connection to a dependency lives (<c>HttpClients:PooledConnectionLifetime</c>, default 10 s).
-    /// Where one address stands for several replicas (a Compose service name, a Kubernetes Service), a connection
-    /// stays on the replica it reached first, for good by default; retiring it spreads the load again, a replica
-    /// that starts later included. docs/deploy.md has the spread measured with and without it.
-    /// </summary>
-    public static TimeSpan PooledConnectionLifetime(IConfiguration configuration) =>
-        configuration.GetValue("HttpClients:PooledConnectionLifetime", TimeSpan.FromSeconds(10));
 
     public static TBuilder AddServiceDefaults<TBuilder>(this TBuilder builder) where TBuilder : IHostApplicationBuilder
     {
@@ -43,12 +34,15 @@ public static class Extensions
         builder.AddPerfFlags();
         builder.Services.AddProblemDetails();
         builder.Services.AddOpenApi();
-        HttpLimits.AddTo(builder);
+        builder.Services.AddOptions<HttpClientOptions>().BindConfiguration(HttpClientOptions.Section)
+            .Validate(o => o.PooledConnectionLifetime > TimeSpan.Zero, "HttpClients:PooledConnectionLifetime must be positive: zero would open a connection per call.")
+            .ValidateOnStart();
+        HttpLimits.AddTo(builder.Services);
 
         builder.Services.AddServiceDiscovery();
         builder.Services.ConfigureHttpClientDefaults(http =>
         {
-            http.UseSocketsHttpHandler((handler, services) => handler.PooledConnectionLifetime = PooledConnectionLifetime(services.GetRequiredService<IConfiguration>()));
+            http.UseSocketsHttpHandler((handler, services) => handler.PooledConnectionLifetime = services.GetRequiredService<IOptions<HttpClientOptions>>().Value.PooledConnectionLifetime);
             http.AddStandardResilienceHandler(ConfigureForLargeBodies);
             http.AddServiceDiscovery();
             http.AddDownstreamVariants();
@@ -166,11 +160,11 @@ public static class Extensions
 
         // Mapped in every environment: the AppHost, the tests and LoadGen all wait on them. Probes are not
         // requests anyone made: kept out of the request metrics here, and out of traces by IsProbe.
-        app.MapHealthChecks(HealthPath).DisableHttpMetrics();
-        app.MapHealthChecks(AlivePath, new HealthCheckOptions { Predicate = r => r.Tags.Contains("live") }).DisableHttpMetrics();
+        app.MapHealthChecks(SystemContract.HealthPath).DisableHttpMetrics();
+        app.MapHealthChecks(SystemContract.AlivePath, new HealthCheckOptions { Predicate = r => r.Tags.Contains("live") }).DisableHttpMetrics();
 
         // What this running service serves right now, flag by flag: how the admin page sees a change land.
-        app.MapGet(FlagsPath, (RequestVariants variants) => TypedResults.Ok(variants.Resolved))
+        app.MapGet(SystemContract.FlagsPath, (RequestVariants variants) => TypedResults.Ok(variants.Resolved))
             .WithTags("Flags")
             .WithSummary("The variant each pitfall flag of this service resolves to now.");
 
@@ -179,7 +173,7 @@ public static class Extensions
 
         // Counters a benchmark reads before and after a run to charge allocations and CPU to each service.
         // Not routed by the Gateway; only callers that reach the service itself see it.
-        app.MapGet(RuntimePath, () => TypedResults.Ok(RuntimeCounters.Read()))
+        app.MapGet(SystemContract.RuntimePath, () => TypedResults.Ok(RuntimeCounters.Read()))
             .DisableHttpMetrics()
             .WithTags("Diagnostics")
             .WithSummary("Bytes allocated, GC counts, CPU time and working set of this process so far, and the requests in its pipeline now.");
@@ -206,5 +200,5 @@ public static class Extensions
     }
 
     private static bool IsProbe(PathString path) =>
-        path.StartsWithSegments(HealthPath) || path.StartsWithSegments(AlivePath) || path.StartsWithSegments(RuntimePath) || path.StartsWithSegments(SystemContract.StatusPath);
+        path.StartsWithSegments(SystemContract.HealthPath) || path.StartsWithSegments(SystemContract.AlivePath) || path.StartsWithSegments(SystemContract.RuntimePath) || path.StartsWithSegments(SystemContract.StatusPath);
 }

@@ -1,3 +1,5 @@
+using HttpPerf.ServiceDefaults.Contract;
+
 namespace HttpPerf.ServiceDefaults;
 
 /// <summary>
@@ -23,7 +25,7 @@ public static class HealthProbe
         using var client = new HttpClient { Timeout = TimeSpan.FromSeconds(3) };
         try
         {
-            using var response = client.GetAsync(new Uri(LocalAddress(), Microsoft.Extensions.Hosting.Extensions.HealthPath)).GetAwaiter().GetResult();
+            using var response = client.GetAsync(new Uri(LocalAddress(), SystemContract.HealthPath)).GetAwaiter().GetResult();
             return response.IsSuccessStatusCode ? 0 : 1;
         }
         catch (Exception error) when (error is HttpRequestException or TaskCanceledException)

@@ -1,17 +1,24 @@
+using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.ServiceDefaults.Selection;
 using StackExchange.Redis;
-using HttpPerf.ServiceDefaults.Flags;
-using Uploads.Api;
 using Uploads.Api.Download;
 using Uploads.Api.Reader;
 using Uploads.Api.Storage;
 
-namespace Microsoft.Extensions.Hosting;
+namespace Uploads.Api;
 
 public static class UploadServiceExtensions
 {
     public static IHostApplicationBuilder AddUploadServices(this IHostApplicationBuilder builder)
     {
-        builder.Services.Configure<UploadOptions>(builder.Configuration.GetSection(UploadOptions.Section));
+        builder.Services.AddOptions<UploadOptions>().BindConfiguration(UploadOptions.Section)
+            .Validate(o => !string.IsNullOrWhiteSpace(o.DataDirectory), "Uploads:DataDirectory must name a directory for the files.")
+            .Validate(o => o.MaxFileBytes > 0 && o.MaxRequestBytes >= o.MaxFileBytes, "Uploads:MaxFileBytes must be positive and Uploads:MaxRequestBytes at least as large: a file that may not fit in a request could never be stored.")
+            .Validate(o => o.MaxFilesPerRequest > 0, "Uploads:MaxFilesPerRequest must be positive.")
+            .Validate(o => o.MaxStoredBytes > 0 && o.MinFreeDiskBytes >= 0, "Uploads:MaxStoredBytes must be positive and Uploads:MinFreeDiskBytes not negative.")
+            .Validate(o => o.AllowedContentTypes.Length > 0, "Uploads:AllowedContentTypes must list at least one type (*/* allows any).")
+            .Validate(o => o.RefusedBodyDrainTime >= TimeSpan.Zero, "Uploads:RefusedBodyDrainTime must not be negative.")
+            .ValidateOnStart();
         builder.Services.AddSingleton<StorageQuota>();
         // Replicas sharing one storage directory share one quota through Redis, when the service has it.
         builder.Services.AddSingleton<IQuotaLedger>(sp => sp.GetService<IConnectionMultiplexer>() is { } redis

@@ -1,17 +1,16 @@
 using System.Buffers;
 using System.Diagnostics;
 using System.Security.Cryptography;
-using HttpPerf.ServiceDefaults.Flags;
+using HttpPerf.ServiceDefaults.Selection;
 using Microsoft.AspNetCore.Http.Features;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
 using Microsoft.Net.Http.Headers;
-using Uploads.Api;
 using Uploads.Api.Download;
 using Uploads.Api.Reader;
 using Uploads.Api.Storage;
 
-namespace Microsoft.AspNetCore.Builder;
+namespace Uploads.Api;
 
 public static class UploadsApi
 {

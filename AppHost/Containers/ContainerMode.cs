@@ -1,6 +1,7 @@
-using System.Net;
 using System.Net.NetworkInformation;
 using System.Net.Sockets;
+using System.Net;
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;

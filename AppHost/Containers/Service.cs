@@ -1,3 +1,4 @@
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
 
 namespace HttpPerf.AppHost.Containers;

@@ -1,8 +1,10 @@
+using HttpPerf.ServiceDefaults.Contract;
+
 namespace Catalog.Api.Data;
 
 public sealed class CatalogOptions
 {
-    public const string Section = "Catalog";
+    public const string Section = SystemContract.CatalogSection;
 
     /// <summary>Products in the store. The default gives a JSON array of about 25 MB.</summary>
     public int ProductCount { get; set; } = 86_000;

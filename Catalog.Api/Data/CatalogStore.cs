@@ -1,3 +1,4 @@
+using System.Data;
 using System.Runtime.CompilerServices;
 using Microsoft.Data.Sqlite;
 using Microsoft.Extensions.Options;
@@ -46,19 +47,22 @@ public sealed class CatalogStore
         }
     }
 
-    /// <summary>Every product as a row to read column by column, with no object per product (<see cref="ProductRows"/>).</summary>
-    public async Task<ProductRows> ReadRowsAsync(CancellationToken cancellationToken)
+    /// <summary>
+    /// Every product, as SQLite's reader over <c>id, sku, name, description, brand, category, price (cents), stock</c>,
+    /// in that order, to read column by column; disposing the reader closes its connection.
+    /// </summary>
+    public async Task<SqliteDataReader> ReadAllAsync(CancellationToken cancellationToken)
     {
         var connection = await OpenAsync(cancellationToken);
-        var command = connection.CreateCommand();
-        command.CommandText = SelectAll;
         try
         {
-            return new ProductRows(connection, command, await command.ExecuteReaderAsync(cancellationToken));
+            // Not disposed here: that would close its reader. The reader's connection, closed with it, ends both.
+            var command = connection.CreateCommand();
+            command.CommandText = SelectAll;
+            return await command.ExecuteReaderAsync(CommandBehavior.CloseConnection, cancellationToken);
         }
         catch
         {
-            await command.DisposeAsync();
             await connection.DisposeAsync();
             throw;
         }

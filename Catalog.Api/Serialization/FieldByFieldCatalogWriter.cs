@@ -10,9 +10,7 @@ namespace Catalog.Api.Serialization;
 /// (<see cref="ProductRows"/>). Memory holds one 64 KB buffer, not the catalog; the first bytes leave as soon as
 /// the first rows are read, in 58 KB writes (LargeWrites); nothing touches the disk. The JSON is the same, byte
 /// for byte, as System.Text.Json serializing <see cref="Product"/> (the property names below are its camelCase).
-/// Measured at 25.8 MB through the Gateway (docs/results/bench, a quiet 2-core machine): p50 89 ms (0.50x streaming,
-/// 0.24x naive; 4.6x the same bytes from memory), Catalog.Api 96 ms of CPU (0.48x streaming) and 0.4 MB allocated a
-/// request, peak working set 115 MB, no temp file, 59.1 KB a write. 53 lines with ProductRows: 48 more than streaming.
+/// Its page, with the rungs measured side by side: docs/pitfalls/Catalog.Serialization.md.
 /// </summary>
 public sealed class FieldByFieldCatalogWriter(CatalogStore store) : ICatalogWriter
 {
@@ -27,7 +25,7 @@ public sealed class FieldByFieldCatalogWriter(CatalogStore store) : ICatalogWrit
 
     public async Task WriteAllProductsAsync(HttpContext context, CancellationToken cancellationToken)
     {
-        await using var rows = await store.ReadRowsAsync(cancellationToken);
+        await using var rows = new ProductRows(await store.ReadAllAsync(cancellationToken));
         await using var json = LargeWrites.CreateJsonWriter(context.Response);
         json.WriteStartArray();
         while (await rows.ReadAsync(cancellationToken))

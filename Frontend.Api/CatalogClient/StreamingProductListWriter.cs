@@ -1,6 +1,5 @@
 using System.Runtime.CompilerServices;
 using System.Text.Json;
-using Frontend.Api.Products;
 
 namespace Frontend.Api.CatalogClient;
 
@@ -11,10 +10,7 @@ namespace Frontend.Api.CatalogClient;
 /// all with the source-generated metadata. Memory holds a few buffers, not the catalog, and the client's first bytes
 /// leave while the Catalog is still sending. Each product still becomes a record and five strings to read, and its view
 /// a record and four strings more to write.
-/// Measured end to end at 25 MB, this hop and the Catalog streaming (docs/results/bench, a quiet 2-core machine): p50
-/// 277 ms (0.43x naive), first byte 3.3 ms, Frontend.Api 222 ms of CPU (0.56x) and 93 MB allocated a request (0.50x,
-/// all of it short-lived), peak working set 120 MB (0.06x), and 167 MB under 16 concurrent fetches. 17 lines: 5 more
-/// than naive.
+/// Its page, with the rungs measured side by side: docs/pitfalls/Frontend.CatalogClient.md.
 /// </summary>
 public sealed class StreamingProductListWriter(ICatalogApi catalog) : IProductListWriter
 {

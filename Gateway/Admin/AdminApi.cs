@@ -1,9 +1,11 @@
 using Gateway.Admin;
-using HttpPerf.ServiceDefaults.Flags;
+using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.ServiceDefaults.FlagSources;
+using HttpPerf.ServiceDefaults.Selection;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.AspNetCore.Mvc;
 
-namespace Microsoft.AspNetCore.Builder;
+namespace Gateway.Admin;
 
 public static class AdminApi
 {

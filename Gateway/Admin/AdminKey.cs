@@ -1,17 +1,18 @@
 using System.Security.Cryptography;
 using System.Text;
+using Microsoft.Extensions.Options;
 
 namespace Gateway.Admin;
 
 /// <summary>
-/// The admin key from configuration <c>Admin:Key</c>. Presented keys are compared in constant time, on
+/// The admin key (<see cref="AdminOptions.Key"/>). Presented keys are compared in constant time, on
 /// their SHA-256 so lengths leak nothing either; logs name a key by a short id of its hash, never the key.
 /// </summary>
-public sealed class AdminKey(IConfiguration configuration)
+public sealed class AdminKey(IOptions<AdminOptions> options)
 {
     public const string Header = "X-Admin-Key";
 
-    private readonly byte[]? _hash = configuration["Admin:Key"] is { Length: > 0 } key ? Hash(key) : null;
+    private readonly byte[]? _hash = options.Value.Key is { Length: > 0 } key ? Hash(key) : null;
 
     /// <summary>No key configured: the admin routes are not mapped at all.</summary>
     public bool IsConfigured => _hash is not null;

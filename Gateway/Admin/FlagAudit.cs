@@ -1,5 +1,6 @@
+using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.ServiceDefaults.FlagSources;
 using HttpPerf.ServiceDefaults;
-using HttpPerf.ServiceDefaults.Flags;
 using Microsoft.Extensions.Primitives;
 
 namespace Gateway.Admin;

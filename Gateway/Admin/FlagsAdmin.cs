@@ -1,16 +1,11 @@
 using System.Diagnostics.Metrics;
 using System.Net.Http.Json;
+using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.ServiceDefaults.FlagSources;
+using HttpPerf.ServiceDefaults.Telemetry;
 using HttpPerf.ServiceDefaults;
-using HttpPerf.ServiceDefaults.Flags;
 
 namespace Gateway.Admin;
-
-/// <summary>A flag as the admin API shows it: what the file says, and what its service serves right now.</summary>
-public sealed record FlagState(string Flag, string Service, string Variant, string? Serving, string Naive, string Optimized)
-{
-    /// <summary>Every rung of the flag, worst to best, with what it does: the page's switches.</summary>
-    public IReadOnlyList<PitfallVariant> Variants => Pitfalls.Find(Flag)?.Variants ?? [];
-}
 
 /// <summary>
 /// Reads and changes the system's flags (the shared file, or Redis: <see cref="IFlagStore"/>) for the admin API,
@@ -69,7 +64,7 @@ public sealed class FlagsAdmin(IFlagStore store, IHttpClientFactory httpClients,
         try
         {
             var client = httpClients.CreateClient(nameof(FlagsAdmin));
-            return await client.GetFromJsonAsync<Dictionary<string, string>>($"http://{service}{Extensions.FlagsPath}", timeout.Token) ?? [];
+            return await client.GetFromJsonAsync<Dictionary<string, string>>($"http://{service}{SystemContract.FlagsPath}", timeout.Token) ?? [];
         }
         catch (Exception exception) when (exception is HttpRequestException or OperationCanceledException or Polly.Timeout.TimeoutRejectedException)
         {

@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using System.Text;
-using HttpPerf.ServiceDefaults.Flags;
+using HttpPerf.ServiceDefaults.Selection;
 using Microsoft.AspNetCore.Http.Features;
 using Yarp.ReverseProxy.Model;
 
@@ -11,8 +11,8 @@ namespace Gateway.Buffering;
 /// then swap the response body for a MemoryStream, let the proxy fill it, log, and copy it out. Every
 /// body now sits in the Gateway whole (requests past 30 KB in a temp file, responses in memory), the
 /// client waits for the last byte before it gets the first, and a 25 MB response costs the Gateway
-/// 25 MB or more per request in flight. Measured (docs/results/bench, a quiet 2-core machine, 16 concurrent 30.8 MB
-/// product lists, every hop naive): Gateway peak working set 1,276 MB, 241 ms of Gateway CPU a request.
+/// 25 MB or more per request in flight.
+/// Its page, with the rungs measured side by side: docs/pitfalls/Gateway.Buffering.md.
 /// </summary>
 public sealed partial class BufferingExchangeLogger(ILogger<BufferingExchangeLogger> logger, RequestVariants variants) : IExchangeLogger
 {

@@ -1,5 +1,7 @@
 using Gateway.Admin;
-using HttpPerf.ServiceDefaults.Flags;
+using HttpPerf.ServiceDefaults.Selection;
+
+using Microsoft.Extensions.Options;
 
 namespace Gateway.Edge;
 
@@ -10,10 +12,8 @@ namespace Gateway.Edge;
 /// expensive work (64 such requests hold about 10 GB). A request with a valid <c>X-Admin-Key</c> may still force
 /// one. The AppHost and the test harness turn the override on for the local demo and A/B runs.
 /// </summary>
-public sealed class EdgeModeGate(IConfiguration configuration, AdminKey adminKey) : IPerfModeGate
+public sealed class EdgeModeGate(IOptionsMonitor<GatewayOptions> options, AdminKey adminKey) : IPerfModeGate
 {
-    public const string AllowOverrideKey = "Gateway:AllowModeOverride";
-
     public bool MayForce(HttpContext context) =>
-        configuration.GetValue<bool>(AllowOverrideKey) || adminKey.Matches(context.Request.Headers[AdminKey.Header]);
+        options.CurrentValue.AllowModeOverride || adminKey.Matches(context.Request.Headers[AdminKey.Header]);
 }

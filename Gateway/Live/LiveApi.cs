@@ -1,22 +1,9 @@
 using Gateway.Admin;
-using Gateway.Live;
-using HttpPerf.ServiceDefaults.Flags;
+using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.ServiceDefaults.FlagSources;
 using Microsoft.AspNetCore.Http.HttpResults;
 
-namespace Microsoft.AspNetCore.Builder;
-
-/// <summary>What the landing page at <c>/</c> shows, refreshed every few seconds: the flags, and the last minute by route and variant.</summary>
-public sealed record LiveView(double WindowSeconds, IReadOnlyList<LiveFlag> Flags, IReadOnlyList<RouteWindow> Routes);
-
-/// <summary>A flag as the landing page shows it: the variant in the flags file, and what each of its rungs does.</summary>
-public sealed record LiveFlag(string Flag, string Service, string Variant, string Naive, string Optimized)
-{
-    /// <summary>What the rung in the flags file does (the page's "What it does now").</summary>
-    public string? Does => Pitfalls.Find(Flag)?.Describe(Variant);
-
-    /// <summary>Every rung of the flag, worst to best.</summary>
-    public IReadOnlyList<PitfallVariant> Variants => Pitfalls.Find(Flag)?.Variants ?? [];
-}
+namespace Gateway.Live;
 
 public static class LiveApi
 {

@@ -1,6 +1,6 @@
 using System.Text;
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
-using HttpPerf.ServiceDefaults.Flags;
 using static System.FormattableString;
 
 namespace LoadGen.Bench;
@@ -19,19 +19,19 @@ public static class BenchLadder
         {
             [PerfMode.Naive] = ["Frontend.Api/CatalogClient/BufferedProductListWriter.cs"],
             [PerfMode.Streaming] = ["Frontend.Api/CatalogClient/StreamingProductListWriter.cs"],
-            [PerfMode.Optimized] = ["Frontend.Api/CatalogClient/FieldByFieldProductListWriter.cs", "Frontend.Api/CatalogClient/CatalogProductReader.cs", "Frontend.Api/Products/ProductViewWriter.cs"],
+            [PerfMode.Optimized] = ["Frontend.Api/CatalogClient/FieldByFieldProductListWriter.cs", "Frontend.Api/CatalogClient/CatalogProductReader.cs", "Frontend.Api/CatalogClient/ProductViewWriter.cs"],
         },
         [Pitfalls.CatalogSerialization] = new()
         {
             [PerfMode.Naive] = ["Catalog.Api/Serialization/NaiveCatalogWriter.cs"],
             [PerfMode.Streaming] = ["Catalog.Api/Serialization/StreamingCatalogWriter.cs"],
-            [PerfMode.Optimized] = ["Catalog.Api/Serialization/FieldByFieldCatalogWriter.cs", "Catalog.Api/Data/ProductRows.cs"],
+            [PerfMode.Optimized] = ["Catalog.Api/Serialization/FieldByFieldCatalogWriter.cs", "Catalog.Api/Serialization/ProductRows.cs"],
         },
         [Pitfalls.UploadsReader] = new()
         {
             [PerfMode.Naive] = ["Uploads.Api/Reader/FormFileUploadReader.cs"],
             [PerfMode.Streaming] = ["Uploads.Api/Reader/StreamingUploadReader.cs"],
-            [PerfMode.Optimized] = ["Uploads.Api/Reader/PipeUploadReader.cs", "Uploads.Api/Reader/MultipartBodyParser.cs", "Uploads.Api/Storage/UploadFileWriter.cs", "Uploads.Api/Storage/DirectIo.cs"],
+            [PerfMode.Optimized] = ["Uploads.Api/Reader/PipeUploadReader.cs", "Uploads.Api/Reader/MultipartBodyParser.cs", "Uploads.Api/Reader/UploadFileWriter.cs", "Uploads.Api/Reader/DirectIo.cs"],
         },
     };
 

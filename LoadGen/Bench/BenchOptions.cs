@@ -1,3 +1,4 @@
+
 namespace LoadGen.Bench;
 
 /// <summary>What <c>bench</c> runs. The defaults are the sizes the project's targets are stated at.</summary>

@@ -1,6 +1,6 @@
-using System.Text;
-using System.Text.Json;
 using System.Text.Json.Serialization;
+using System.Text.Json;
+using System.Text;
 using static System.FormattableString;
 
 namespace LoadGen.Bench;

@@ -1,3 +1,4 @@
+
 namespace LoadGen.Bench;
 
 /// <summary>

@@ -1,7 +1,9 @@
 using System.Diagnostics;
 using System.Runtime.InteropServices;
+using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.ServiceDefaults.FlagSources;
+using HttpPerf.ServiceDefaults.Telemetry;
 using HttpPerf.ServiceDefaults;
-using HttpPerf.ServiceDefaults.Flags;
 using LoadGen.Load;
 using LoadGen.LocalSystem;
 
@@ -168,11 +170,11 @@ public static class BenchRunner
 
         var environment = new Dictionary<string, string>
         {
-            ["Uploads__EnableSink"] = "true",
+            [SystemContract.UploadsEnableSink] = "true",
             // Every upload phase stores its warm-up and measured files: 1 GiB runs pass the 10 GiB default quota.
-            ["Uploads__MaxStoredBytes"] = (1L << 40).ToString(System.Globalization.CultureInfo.InvariantCulture),
-            ["Catalog__EnableBaseline"] = "true",
-            ["Frontend__EnableBaseline"] = "true",
+            [SystemContract.UploadsMaxStoredBytes] = (1L << 40).ToString(System.Globalization.CultureInfo.InvariantCulture),
+            [SystemContract.CatalogEnableBaseline] = "true",
+            [SystemContract.FrontendEnableBaseline] = "true",
         };
         return LocalSystem.LocalSystem.StartAsync(
             new LocalSystemOptions { ProductCount = products, WorkDirectory = folder, Configuration = options.Configuration, Environment = environment },

@@ -1,6 +1,6 @@
-using System.Text;
 using System.Text.RegularExpressions;
-using HttpPerf.ServiceDefaults.Flags;
+using System.Text;
+using HttpPerf.ServiceDefaults.Contract;
 using static System.FormattableString;
 
 namespace LoadGen.Bench;

@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using System.Text;
-using HttpPerf.ServiceDefaults.Flags;
+using HttpPerf.ServiceDefaults.Contract;
 using LoadGen.Bench;
 using LoadGen.Load;
 using Microsoft.Extensions.Logging;
@@ -43,7 +43,7 @@ public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile downl
         timeout.CancelAfter(TimeSpan.FromSeconds(5));
         try
         {
-            using var response = await gateway.GetAsync(Microsoft.Extensions.Hosting.Extensions.HealthPath, timeout.Token);
+            using var response = await gateway.GetAsync(SystemContract.HealthPath, timeout.Token);
             return response.IsSuccessStatusCode
                 ? null
                 : $"The Gateway at {gateway.BaseAddress} answered {(int)response.StatusCode} on /health: {await response.Content.ReadAsStringAsync(timeout.Token)}";

@@ -1,7 +1,8 @@
 using System.Diagnostics.Metrics;
 using System.Diagnostics;
+using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.ServiceDefaults.Telemetry;
 using HttpPerf.ServiceDefaults;
-using HttpPerf.ServiceDefaults.Flags;
 using LoadGen.Load;
 
 namespace LoadGen.Control;

@@ -1,11 +1,11 @@
+using HttpPerf.ServiceDefaults.Contract;
 using System.Diagnostics;
 using System.Globalization;
-using System.Net;
 using System.Net.NetworkInformation;
 using System.Net.Sockets;
+using System.Net;
 using System.Text.Json;
 using System.Text.RegularExpressions;
-using HttpPerf.ServiceDefaults.Flags;
 using LoadGen.Bench;
 
 namespace LoadGen.Latency;

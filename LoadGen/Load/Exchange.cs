@@ -1,6 +1,7 @@
 using System.Diagnostics;
+using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.ServiceDefaults.Telemetry;
 using HttpPerf.ServiceDefaults;
-using HttpPerf.ServiceDefaults.Flags;
 
 namespace LoadGen.Load;
 

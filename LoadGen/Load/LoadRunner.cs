@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using HttpPerf.ServiceDefaults.FlagSources;
 
 namespace LoadGen.Load;
 

@@ -1,4 +1,5 @@
-using HttpPerf.ServiceDefaults.Flags;
+using HttpPerf.ServiceDefaults.Contract;
+
 
 namespace LoadGen.Load;
 

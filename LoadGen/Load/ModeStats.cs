@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using HdrHistogram;
-using HttpPerf.ServiceDefaults.Flags;
+using HttpPerf.ServiceDefaults.Contract;
 
 namespace LoadGen.Load;
 

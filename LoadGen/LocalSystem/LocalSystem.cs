@@ -1,4 +1,6 @@
 using System.Reflection;
+using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.ServiceDefaults.FlagSources;
 using HttpPerf.ServiceDefaults;
 
 namespace LoadGen.LocalSystem;
@@ -97,7 +99,7 @@ public sealed class LocalSystem : IAsyncDisposable
         catalog[SystemContract.CatalogDataDirectory] = CatalogDataDirectory;
         if (options.ProductCount is { } count)
         {
-            catalog["Catalog__ProductCount"] = count.ToString(System.Globalization.CultureInfo.InvariantCulture);
+            catalog[SystemContract.CatalogProductCount] = count.ToString(System.Globalization.CultureInfo.InvariantCulture);
         }
 
         return Replace(CatalogReplicas, await StartAsync("Catalog.Api", catalog, options, cancellationToken), address);

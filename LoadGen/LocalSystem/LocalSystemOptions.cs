@@ -1,3 +1,4 @@
+
 namespace LoadGen.LocalSystem;
 
 public sealed record LocalSystemOptions

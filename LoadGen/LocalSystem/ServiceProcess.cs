@@ -1,3 +1,4 @@
+using HttpPerf.ServiceDefaults.Contract;
 using System.Diagnostics;
 using System.Text.RegularExpressions;
 
@@ -131,9 +132,9 @@ public sealed partial class ServiceProcess : IAsyncDisposable
     }
 
     /// <summary>The service's own runtime counters (<c>GET /runtime</c>): allocations, GCs, CPU time.</summary>
-    public async Task<HttpPerf.ServiceDefaults.RuntimeCounters> ReadRuntimeCountersAsync(CancellationToken cancellationToken = default)
+    public async Task<HttpPerf.ServiceDefaults.Telemetry.RuntimeCounters> ReadRuntimeCountersAsync(CancellationToken cancellationToken = default)
     {
-        return (await System.Net.Http.Json.HttpClientJsonExtensions.GetFromJsonAsync<HttpPerf.ServiceDefaults.RuntimeCounters>(Control, "/runtime", cancellationToken))!;
+        return (await System.Net.Http.Json.HttpClientJsonExtensions.GetFromJsonAsync<HttpPerf.ServiceDefaults.Telemetry.RuntimeCounters>(Control, SystemContract.RuntimePath, cancellationToken))!;
     }
 
     /// <summary>Current resident set size in bytes (0 once the process has exited).</summary>
@@ -192,7 +193,7 @@ public sealed partial class ServiceProcess : IAsyncDisposable
         {
             try
             {
-                using var response = await Control.GetAsync("/health", cancellationToken);
+                using var response = await Control.GetAsync(SystemContract.HealthPath, cancellationToken);
                 if (response.IsSuccessStatusCode)
                 {
                     return;

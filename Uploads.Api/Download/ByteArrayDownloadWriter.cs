@@ -1,4 +1,4 @@
-using HttpPerf.ServiceDefaults.Flags;
+using HttpPerf.ServiceDefaults.Selection;
 using Uploads.Api.Storage;
 
 namespace Uploads.Api.Download;
@@ -7,7 +7,7 @@ namespace Uploads.Api.Download;
 /// What teams ship: <c>File.ReadAllBytesAsync</c>, then return the array. The whole file sits in one
 /// large-object-heap array (a 1 GiB file needs 1 GiB of memory per concurrent download), the first byte
 /// leaves only after the last one is read, and range requests get the full body.
-/// Measured through the Gateway, every hop naive (docs/results/uploads-1gib): 1 GiB at 40 MiB/s, Uploads.Api peak working set 5,400 MB.
+/// Its page, with the rungs measured side by side: docs/pitfalls/Uploads.Download.md.
 /// </summary>
 public sealed class ByteArrayDownloadWriter(RequestVariants variants) : IDownloadWriter
 {

@@ -1,4 +1,4 @@
-using HttpPerf.ServiceDefaults.Flags;
+using HttpPerf.ServiceDefaults.Selection;
 using Microsoft.AspNetCore.Http.Features;
 using Uploads.Api.Storage;
 
@@ -10,9 +10,7 @@ namespace Uploads.Api.Reader;
 /// hands over the files, which are copied again to storage. Each byte is written to disk twice, the
 /// limits are checked only after the whole body has arrived, and the 128 MB default section limit has
 /// to be raised (as here) before a large file is accepted at all.
-/// Measured through the Gateway, every hop naive: 123 MiB/s for 100 MiB (docs/results/uploads-100mib, Uploads.Api 634 ms
-/// of CPU per upload) and 98 MiB/s for 1 GiB (docs/results/uploads-1gib), with the whole body in a temp file in the
-/// Gateway and again in Uploads.Api.
+/// Its page, with the rungs measured side by side: docs/pitfalls/Uploads.Reader.md.
 /// </summary>
 public sealed class FormFileUploadReader(UploadRules rules, UploadStore store, UploadMetrics metrics, RequestVariants variants) : IUploadReader
 {
@@ -42,7 +40,7 @@ public sealed class FormFileUploadReader(UploadRules rules, UploadStore store, U
             }
 
             await using var content = file.OpenReadStream();
-            batch.Add(await store.WriteAsync(content, file.FileName, contentType, rules.Options.MaxFileBytes, cancellationToken));
+            await store.WriteAsync(content, batch.Begin(file.FileName, contentType), rules.Options.MaxFileBytes, cancellationToken);
         }
 
         if (batch.Count == 0)

@@ -1,4 +1,4 @@
-using HttpPerf.ServiceDefaults.Flags;
+using HttpPerf.ServiceDefaults.Contract;
 using Uploads.Api.Storage;
 
 namespace Uploads.Api.Reader;
@@ -6,6 +6,7 @@ namespace Uploads.Api.Reader;
 /// <summary>
 /// Pitfall <c>Uploads.Reader</c>: how the files of a multipart/form-data request reach storage.
 /// Both implementations store the same bytes and enforce the same <see cref="UploadRules"/>.
+/// Its page, with the rungs measured side by side: docs/pitfalls/Uploads.Reader.md.
 /// </summary>
 public interface IUploadReader
 {

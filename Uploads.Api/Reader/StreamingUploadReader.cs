@@ -8,10 +8,9 @@ namespace Uploads.Api.Reader;
 /// The fix to copy: <see cref="MultipartReader"/> over the request body. Each file section streams straight into
 /// its pending file, hashed on the way: one write to disk, a fixed buffer of memory, and a bad name, type,
 /// count or size is refused as soon as it is seen, before the rest of the body is read.
-/// Measured through the Gateway: 266 MiB/s for 100 MiB (2.2x naive; docs/results/uploads-100mib; the raw sink 744 MiB/s),
-/// 190 MiB/s for 1 GiB (1.9x; docs/results/uploads-1gib; the sink 763 MiB/s), no temp file. What it still costs is the
-/// store's shape, not the parsing: each read of at most 64 KB is one asynchronous file write, a thread-pool hop on
-/// Linux, into the page cache (Uploads.Api 346 ms of CPU per 100 MiB against the sink's 106; 5.8 s per GiB).
+/// What it still costs is the store's shape, not the parsing: each read of at most 64 KB is one asynchronous file write,
+/// a thread-pool hop on Linux, into the page cache.
+/// Its page, with the rungs measured side by side: docs/pitfalls/Uploads.Reader.md.
 /// </summary>
 public sealed class StreamingUploadReader(UploadRules rules, UploadStore store) : IUploadReader
 {
@@ -32,7 +31,7 @@ public sealed class StreamingUploadReader(UploadRules rules, UploadStore store) 
 
             var fileName = HeaderUtilities.RemoveQuotes(disposition.FileNameStar.HasValue ? disposition.FileNameStar : disposition.FileName).Value;
             var contentType = rules.CheckFile(fileName, section.ContentType, batch.Count);
-            batch.Add(await store.WriteAsync(section.Body, fileName!, contentType, rules.Options.MaxFileBytes, cancellationToken));
+            await store.WriteAsync(section.Body, batch.Begin(fileName!, contentType), rules.Options.MaxFileBytes, cancellationToken);
         }
 
         if (batch.Count == 0)

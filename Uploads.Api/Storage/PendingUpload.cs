@@ -1,57 +1,60 @@
 namespace Uploads.Api.Storage;
 
 /// <summary>
-/// An upload fully written, hashed and flushed in its own folder under <c>.incoming/&lt;instance&gt;/</c>, with its
-/// receipt, not yet acknowledged. Committing renames the folder to its id; disposing an uncommitted one deletes
-/// it and gives its quota back, so a failed request leaves nothing.
+/// One file of a request, from its first byte to its commit: a folder of its own under <c>.incoming/&lt;instance&gt;/</c>
+/// holding the data, then its receipt, and its share of the quota. Committing renames the folder to its id (<see
+/// cref="UploadStore"/>); disposing one not committed deletes the folder and gives its quota back. That is the one
+/// place a failed upload is cleaned up: its <see cref="UploadBatch"/> disposes it, whichever reader wrote it and
+/// wherever it failed, so a failed request leaves nothing.
 /// </summary>
-public sealed class PendingUpload(UploadReceipt receipt, string folder, QuotaReservation reservation) : IAsyncDisposable
+public sealed class PendingUpload(string id, string folder, string fileName, string contentType, QuotaReservation reservation) : IAsyncDisposable
 {
-    public UploadReceipt Receipt { get; } = receipt;
+    private UploadReceipt? _receipt;
+    private bool _gone;
+
+    public string Id { get; } = id;
+
+    /// <summary>Where the file's bytes go.</summary>
+    public string DataPath { get; } = Path.Combine(folder, UploadStore.DataName);
+
+    /// <summary>Every byte is reserved here before it is written: past the quota or the disk's free space, a 507.</summary>
+    public QuotaReservation Reservation { get; } = reservation;
+
+    /// <summary>The receipt, once <see cref="CompleteAsync"/> has written it.</summary>
+    public UploadReceipt Receipt => _receipt ?? throw new InvalidOperationException($"Upload {Id} is not complete.");
 
     internal string Folder { get; } = folder;
 
-    internal QuotaReservation Reservation { get; } = reservation;
+    /// <summary>The bytes are on disk and flushed: the receipt is written beside them, and the upload waits for its batch's commit.</summary>
+    public async Task CompleteAsync(long size, string sha256, CancellationToken cancellationToken)
+    {
+        var receipt = new UploadReceipt(Id, size, sha256, fileName, contentType);
+        await UploadStore.WriteReceiptAsync(Folder, receipt, cancellationToken);
+        _receipt = receipt;
+    }
 
-    internal bool Committed { get; set; }
+    /// <summary>After the commit's rename: the folder is the store's now, and its bytes count as stored.</summary>
+    internal async Task CommittedAsync()
+    {
+        _gone = true;
+        await Reservation.CommitAsync();
+    }
 
     public async ValueTask DisposeAsync()
     {
-        if (!Committed)
+        if (_gone)
+        {
+            return;
+        }
+
+        _gone = true;
+        try
         {
             Directory.Delete(Folder, recursive: true);
+        }
+        finally
+        {
             await Reservation.ReleaseAsync();
         }
-    }
-}
-
-/// <summary>The files of one request: committed together, or deleted together.</summary>
-public sealed class UploadBatch(UploadStore store) : IAsyncDisposable
-{
-    private readonly List<PendingUpload> _files = [];
-
-    public int Count => _files.Count;
-
-    public void Add(PendingUpload file) => _files.Add(file);
-
-    public async Task<IReadOnlyList<UploadReceipt>> CommitAsync()
-    {
-        foreach (var file in _files)
-        {
-            await store.CommitAsync(file);
-        }
-
-        return _files.Select(f => f.Receipt).ToList();
-    }
-
-    /// <summary>Deletes every file not committed; once (a refused request disposes it before it drains the body).</summary>
-    public async ValueTask DisposeAsync()
-    {
-        foreach (var file in _files)
-        {
-            await file.DisposeAsync();
-        }
-
-        _files.Clear();
     }
 }

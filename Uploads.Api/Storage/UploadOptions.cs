@@ -1,8 +1,10 @@
+using HttpPerf.ServiceDefaults.Contract;
+
 namespace Uploads.Api.Storage;
 
 public sealed class UploadOptions
 {
-    public const string Section = "Uploads";
+    public const string Section = SystemContract.UploadsSection;
 
     /// <summary>Where files are stored, relative to the content root unless absolute.</summary>
     public string DataDirectory { get; set; } = "App_Data/uploads";

@@ -2,6 +2,7 @@ using System.Buffers;
 using System.Security.Cryptography;
 using System.Text.Json;
 using Microsoft.Extensions.Options;
+using Uploads.Api.Reader;
 
 namespace Uploads.Api.Storage;
 
@@ -18,7 +19,7 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
 {
     private const int BufferSize = 128 * 1024;
     private const string LockName = ".lock";
-    private const string DataName = "data";
+    internal const string DataName = "data";
     private const string ReceiptName = "receipt.json";
 
     private readonly string _root = Path.Combine(environment.ContentRootPath, options.Value.DataDirectory);
@@ -31,46 +32,19 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
 
     private string Incoming => Path.Combine(IncomingRoot, Instance);
 
-    /// <summary>Streams <paramref name="content"/> to a pending upload; more than <paramref name="maxBytes"/> is a 413.</summary>
-    public async Task<PendingUpload> WriteAsync(Stream content, string fileName, string contentType, long maxBytes, CancellationToken cancellationToken)
-    {
-        var (id, folder) = NewFolder();
-        var reservation = quota.Begin(folder);
-        try
-        {
-            var (size, sha256) = await WriteAndHashAsync(content, Path.Combine(folder, DataName), maxBytes, reservation, cancellationToken);
-            var receipt = new UploadReceipt(id, size, sha256, fileName, contentType);
-            await WriteReceiptAsync(folder, receipt, cancellationToken);
-            return new PendingUpload(receipt, folder, reservation);
-        }
-        catch
-        {
-            await reservation.ReleaseAsync();
-            Directory.Delete(folder, recursive: true);
-            throw;
-        }
-    }
-
-    /// <summary>A pending upload that the caller pushes bytes into (the optimized reader); more than <paramref name="maxBytes"/> is a 413.</summary>
-    public UploadFileWriter Begin(string fileName, string contentType, long maxBytes)
-    {
-        var (id, folder) = NewFolder();
-        try
-        {
-            return new UploadFileWriter(id, folder, Path.Combine(folder, DataName), fileName, contentType, maxBytes, quota.Begin(folder));
-        }
-        catch
-        {
-            Directory.Delete(folder, recursive: true);
-            throw;
-        }
-    }
-
-    /// <summary>A new upload's id and its own folder under this replica's incoming folder.</summary>
-    private (string Id, string Folder) NewFolder()
+    /// <summary>A new upload's folder under this replica's incoming folder, and its share of the quota (<see cref="UploadBatch.Begin"/>).</summary>
+    internal PendingUpload Begin(string fileName, string contentType)
     {
         var id = Guid.NewGuid().ToString("N");
-        return (id, Directory.CreateDirectory(Path.Combine(Incoming, id)).FullName);
+        var folder = Directory.CreateDirectory(Path.Combine(Incoming, id)).FullName;
+        return new PendingUpload(id, folder, fileName, contentType, quota.Begin(folder));
+    }
+
+    /// <summary>Streams <paramref name="content"/> into <paramref name="upload"/> and completes it; more than <paramref name="maxBytes"/> is a 413.</summary>
+    public async Task WriteAsync(Stream content, PendingUpload upload, long maxBytes, CancellationToken cancellationToken)
+    {
+        var (size, sha256) = await WriteAndHashAsync(content, upload.DataPath, maxBytes, upload.Reservation, cancellationToken);
+        await upload.CompleteAsync(size, sha256, cancellationToken);
     }
 
     internal static Task WriteReceiptAsync(string folder, UploadReceipt receipt, CancellationToken cancellationToken) =>
@@ -109,8 +83,7 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
     internal async Task CommitAsync(PendingUpload pending)
     {
         Directory.Move(pending.Folder, Path.Combine(_root, pending.Receipt.Id));
-        pending.Committed = true;
-        await pending.Reservation.CommitAsync();
+        await pending.CommittedAsync();
     }
 
     public async Task<UploadReceipt?> FindAsync(string id, CancellationToken cancellationToken)

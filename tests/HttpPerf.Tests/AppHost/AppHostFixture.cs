@@ -1,8 +1,10 @@
 extern alias AppHostAssembly;
 
-using Aspire.Hosting;
 using Aspire.Hosting.ApplicationModel;
 using Aspire.Hosting.Testing;
+using Aspire.Hosting;
+using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.ServiceDefaults.FlagSources;
 using HttpPerf.ServiceDefaults;
 using HttpPerf.Tests.Infrastructure;
 using Microsoft.Extensions.DependencyInjection;
@@ -73,7 +75,7 @@ public class AppHostFixture : IAsyncLifetime
         {
             builder.CreateResourceBuilder<ProjectResource>(SystemContract.Catalog)
                 .WithEnvironment(SystemContract.CatalogDataDirectory, Path.Combine(_work, "catalog"))
-                .WithEnvironment("Catalog__ProductCount", count.ToString(System.Globalization.CultureInfo.InvariantCulture));
+                .WithEnvironment(SystemContract.CatalogProductCount, count.ToString(System.Globalization.CultureInfo.InvariantCulture));
         }
 
         builder.CreateResourceBuilder<ProjectResource>(SystemContract.Uploads)

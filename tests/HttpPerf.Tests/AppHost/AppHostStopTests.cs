@@ -1,8 +1,10 @@
 using System.Diagnostics;
+using HttpPerf.Tests.Infrastructure;
 
 namespace HttpPerf.Tests.AppHost;
 
 /// <summary>Stopping the AppHost leaves nothing running: an instance of its own, since it ends it.</summary>
+[Trait(Kind.Name, Kind.AppHost)]
 public sealed class AppHostStopTests
 {
     [Fact]

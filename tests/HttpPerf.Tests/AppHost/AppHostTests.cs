@@ -1,11 +1,11 @@
 using System.Diagnostics;
 using System.Net.Http.Json;
 using System.Text.Json;
-using Aspire.Hosting;
 using Aspire.Hosting.ApplicationModel;
 using Aspire.Hosting.Testing;
+using Aspire.Hosting;
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
-using HttpPerf.ServiceDefaults.Flags;
 using HttpPerf.Tests.Infrastructure;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
 
@@ -15,6 +15,7 @@ namespace HttpPerf.Tests.AppHost;
 /// The AppHost as a user runs it: its resources, its dashboard commands and the Gateway it puts in front, one
 /// instance for the class (each test leaves the flags as it found them).
 /// </summary>
+[Trait(Kind.Name, Kind.AppHost)]
 public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostFixture>
 {
     private static CancellationToken Cancel => TestContext.Current.CancellationToken;

@@ -1,8 +1,8 @@
 using System.Diagnostics;
-using Aspire.Hosting;
 using Aspire.Hosting.ApplicationModel;
+using Aspire.Hosting;
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
-using HttpPerf.ServiceDefaults.Flags;
 using HttpPerf.Tests.Infrastructure;
 using LoadGen.LocalSystem;
 using Microsoft.Playwright;
@@ -16,6 +16,7 @@ namespace HttpPerf.Tests.AppHost;
 /// does with the URL the AppHost prints, starts LoadGen, opens the catalog's command menu and flips
 /// Catalog.Serialization to naive, and runs "A/B: measure now" from LoadGen's menu.
 /// </summary>
+[Trait(Kind.Name, Kind.AppHost)]
 public sealed class AspireDashboardScreenshots
 {
     private static CancellationToken Cancel => TestContext.Current.CancellationToken;

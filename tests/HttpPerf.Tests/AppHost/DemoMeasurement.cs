@@ -1,10 +1,11 @@
 using System.Globalization;
 using System.Text;
-using Aspire.Hosting;
 using Aspire.Hosting.ApplicationModel;
+using Aspire.Hosting;
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
-using HttpPerf.ServiceDefaults.Flags;
 using LoadGen.LocalSystem;
+using HttpPerf.Tests.Infrastructure;
 
 namespace HttpPerf.Tests.AppHost;
 
@@ -19,6 +20,7 @@ namespace HttpPerf.Tests.AppHost;
 /// run on the tree before that issue gave docs/results/demo/before-c52345f.md (189 records a minute from LoadGen, 41%
 /// of all).
 /// </summary>
+[Trait(Kind.Name, Kind.AppHost)]
 public sealed class DemoMeasurement
 {
     private static CancellationToken Cancel => TestContext.Current.CancellationToken;

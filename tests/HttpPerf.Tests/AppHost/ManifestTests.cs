@@ -1,7 +1,9 @@
 using System.Diagnostics;
 using System.Text.Json.Nodes;
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
 using LoadGen.LocalSystem;
+using HttpPerf.Tests.Infrastructure;
 
 namespace HttpPerf.Tests.AppHost;
 
@@ -9,6 +11,7 @@ namespace HttpPerf.Tests.AppHost;
 /// The deployment contract the AppHost publishes with core Aspire's manifest publisher, as a user runs it
 /// (<c>aspire publish --publisher manifest</c> is this command): <c>AppHost --operation publish --publisher manifest</c>.
 /// </summary>
+[Trait(Kind.Name, Kind.AppHost)]
 public sealed class ManifestTests
 {
     private static readonly string[] Projects = [.. SystemContract.Services.Select(s => s.Name), SystemContract.LoadGen];

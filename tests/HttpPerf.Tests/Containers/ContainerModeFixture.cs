@@ -1,8 +1,9 @@
 extern alias AppHostAssembly;
 
-using Aspire.Hosting;
 using Aspire.Hosting.ApplicationModel;
 using Aspire.Hosting.Testing;
+using Aspire.Hosting;
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
 using HttpPerf.Tests.Infrastructure;
 using Microsoft.Extensions.DependencyInjection;
@@ -73,7 +74,7 @@ public class ContainerModeFixture : IAsyncLifetime
             timeout.Token);
         foreach (var catalog in ReplicasOf(SystemContract.Catalog))
         {
-            builder.CreateResourceBuilder<ContainerResource>(catalog).WithEnvironment("Catalog__ProductCount", "2000");
+            builder.CreateResourceBuilder<ContainerResource>(catalog).WithEnvironment(SystemContract.CatalogProductCount, "2000");
         }
 
         // Redis's data volume holds the developer's flags between runs of container mode: not the tests'.

@@ -1,9 +1,11 @@
 using System.Diagnostics;
 using HttpPerf.Tests.AppHost;
+using HttpPerf.Tests.Infrastructure;
 
 namespace HttpPerf.Tests.Containers;
 
 /// <summary>Stopping the AppHost in container mode leaves no container, network or process: an instance of its own, since it ends it.</summary>
+[Trait(Kind.Name, Kind.Containers)]
 public sealed class ContainerModeStopTests
 {
     [Fact]

@@ -2,10 +2,10 @@ using System.Diagnostics;
 using System.Net.Http.Json;
 using System.Security.Cryptography;
 using System.Text.Json;
-using Aspire.Hosting;
 using Aspire.Hosting.ApplicationModel;
+using Aspire.Hosting;
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
-using HttpPerf.ServiceDefaults.Flags;
 using HttpPerf.Tests.AppHost;
 using HttpPerf.Tests.Infrastructure;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
@@ -17,6 +17,7 @@ namespace HttpPerf.Tests.Containers;
 /// their own on the engine's network, Redis for the flags; one instance for the class (each test leaves the flags as
 /// it found them). Skipped, saying why, where no container engine answers.
 /// </summary>
+[Trait(Kind.Name, Kind.Containers)]
 public sealed class ContainerModeTests(ContainerModeFixture system) : IClassFixture<ContainerModeFixture>
 {
     private static CancellationToken Cancel => TestContext.Current.CancellationToken;

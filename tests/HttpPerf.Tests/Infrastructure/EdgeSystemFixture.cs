@@ -1,3 +1,4 @@
+using HttpPerf.ServiceDefaults.Contract;
 using LoadGen.LocalSystem;
 
 namespace HttpPerf.Tests.Infrastructure;
@@ -28,7 +29,7 @@ public sealed class EdgeSystemFixture : IAsyncLifetime
             AllowModeOverride = false,
             Environment = new Dictionary<string, string>
             {
-                ["Uploads__MaxStoredBytes"] = MaxStoredBytes.ToString(global::System.Globalization.CultureInfo.InvariantCulture),
+                [SystemContract.UploadsMaxStoredBytes] = MaxStoredBytes.ToString(global::System.Globalization.CultureInfo.InvariantCulture),
                 ["Gateway__MaxConcurrentRequests"] = "2",
                 ["Gateway__MaxQueuedRequests"] = "0",
                 ["HttpLimits__RequestHeadersTimeout"] = "00:00:03",

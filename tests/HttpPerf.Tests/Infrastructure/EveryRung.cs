@@ -1,6 +1,6 @@
 using System.Net.Http.Json;
 using System.Security.Cryptography;
-using HttpPerf.ServiceDefaults.Flags;
+using HttpPerf.ServiceDefaults.Contract;
 
 namespace HttpPerf.Tests.Infrastructure;
 

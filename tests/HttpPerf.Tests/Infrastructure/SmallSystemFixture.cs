@@ -1,4 +1,5 @@
 using System.Globalization;
+using HttpPerf.ServiceDefaults.Contract;
 using LoadGen.LocalSystem;
 
 namespace HttpPerf.Tests.Infrastructure;
@@ -32,7 +33,7 @@ public sealed class SmallSystemFixture : IAsyncLifetime
             {
                 ["Uploads__MaxFileBytes"] = MaxFileBytes.ToString(CultureInfo.InvariantCulture),
                 ["Uploads__MaxFilesPerRequest"] = MaxFilesPerRequest.ToString(CultureInfo.InvariantCulture),
-                ["Uploads__EnableSink"] = "true",
+                [SystemContract.UploadsEnableSink] = "true",
             },
         }, TestContext.Current.CancellationToken);
         Gateway = new HttpClient { BaseAddress = System.Gateway.BaseAddress };

@@ -1,0 +1,43 @@
+namespace HttpPerf.ServiceDefaults.Contract;
+
+/// <summary>
+/// Every pitfall flag of the system, in one place: the services register their implementations under
+/// these names, and the Gateway's admin API, the admin page, the landing page, the README's pitfall table
+/// and the AppHost's dashboard commands list them.
+/// </summary>
+public static class Pitfalls
+{
+    public const string CatalogSerialization = "Catalog.Serialization";
+    public const string CatalogWriteStrategy = "Catalog.WriteStrategy";
+    public const string FrontendCatalogClient = "Frontend.CatalogClient";
+    public const string UploadsReader = "Uploads.Reader";
+    public const string UploadsDownload = "Uploads.Download";
+    public const string GatewayBuffering = "Gateway.Buffering";
+
+    public static IReadOnlyList<Pitfall> All { get; } =
+    [
+        new(GatewayBuffering, SystemContract.Gateway,
+            "a logging middleware buffers every request and response body in memory to capture it",
+            "YARP streams bodies through; only sizes and timings are logged"),
+        new(FrontendCatalogClient, SystemContract.Frontend,
+            "the Catalog's response is read as a string, deserialized into a list, mapped, then serialized",
+            "JsonSerializer.DeserializeAsyncEnumerable reads one product at a time as it arrives; each view is serialized as it is mapped",
+            "Utf8JsonReader reads each product in place off the socket and Utf8JsonWriter writes its view field by field: no object per product"),
+        new(CatalogSerialization, SystemContract.Catalog,
+            "the whole list goes through MVC's Newtonsoft.Json formatter, which spools the body to a temp file",
+            "source-generated JsonSerializer.SerializeAsync streams the reader's rows as Product objects into the response",
+            "each SQLite row goes column by column, as SQLite's own UTF-8, into a Utf8JsonWriter: no object per product"),
+        new(CatalogWriteStrategy, SystemContract.Catalog,
+            "the CSV export writes and flushes each row: one tiny send per product",
+            "rows are written to the PipeWriter and flushed every 64 KB"),
+        new(UploadsReader, SystemContract.Uploads,
+            "IFormFile: the form is buffered (memory, then a temp file) before the files are copied to storage",
+            "MultipartReader: each file section streams straight to storage, hashed on the way",
+            "the delimiter is found in Kestrel's own buffers (PipeReader, vectorized IndexOf); file bytes are copied into aligned 1 MiB blocks, hashed, and written with direct I/O, past the page cache"),
+        new(UploadsDownload, SystemContract.Uploads,
+            "the whole file is read into a byte array, then written",
+            "the platform's file result: chunked from disk, Content-Length, ranges"),
+    ];
+
+    public static Pitfall? Find(string flag) => All.FirstOrDefault(p => p.Flag == flag);
+}

@@ -1,0 +1,125 @@
+using System.Diagnostics;
+using System.Net.Http.Json;
+using System.Net;
+using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.ServiceDefaults.FlagSources;
+using HttpPerf.Tests.Infrastructure;
+
+namespace HttpPerf.Tests.Processes;
+
+/// <summary>The shared flags file switches a running system, no restart.</summary>
+[Collection(SmallSystemCollection.Name)]
+[Trait(Kind.Name, Kind.Processes)]
+public sealed class FlagsFileTests(SmallSystemFixture fixture)
+{
+    [Fact]
+    public async Task Editing_the_flags_file_switches_every_running_service()
+    {
+        try
+        {
+            await FlagsFile.WriteAsync(fixture.System.FlagsFile, new Dictionary<string, string>
+            {
+                [Pitfalls.GatewayBuffering] = "naive",
+                [Pitfalls.CatalogSerialization] = "naive",
+                [Pitfalls.FrontendCatalogClient] = "naive",
+            }, TestContext.Current.CancellationToken);
+            var switchedAfter = await WaitForVariantsAsync("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Catalog.Serialization=naive");
+            Assert.True(switchedAfter < TimeSpan.FromSeconds(2), $"took {switchedAfter}");
+
+            // One flag at a time: each pitfall has its own.
+            await FlagsFile.WriteAsync(fixture.System.FlagsFile, new Dictionary<string, string>
+            {
+                [Pitfalls.CatalogSerialization] = "naive",
+                [Pitfalls.FrontendCatalogClient] = "optimized",
+            }, TestContext.Current.CancellationToken);
+            await WaitForVariantsAsync("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Catalog.Serialization=naive");
+
+            // The per-request header still wins over the file.
+            var forced = await Http.GetAsync(fixture.Gateway, "/api/products", "optimized");
+            Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Catalog.Serialization=optimized", forced.Variants);
+        }
+        finally
+        {
+            File.Delete(fixture.System.FlagsFile);
+        }
+
+        await WaitForVariantsAsync("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Catalog.Serialization=optimized");
+    }
+
+    [Fact]
+    public async Task A_flags_file_that_does_not_parse_keeps_the_last_good_flags_and_warns_once_naming_the_file_and_the_error()
+    {
+        const string Served = "Gateway.Buffering=optimized, Catalog.Serialization=naive";
+        try
+        {
+            await FlagsFile.WriteAsync(fixture.System.FlagsFile, new Dictionary<string, string> { [Pitfalls.CatalogSerialization] = "naive" }, TestContext.Current.CancellationToken);
+            await WaitForVariantsAsync(Served, "/api/catalog/products");
+
+            // A hand edit saved half-way (written aside, then renamed over the file, as editors save).
+            var broken = fixture.System.FlagsFile + ".edit";
+            await File.WriteAllTextAsync(broken, """{ "feature_management": { "feature_flags": [ { "id": "Catalog.Serialization", """, TestContext.Current.CancellationToken);
+            File.Move(broken, fixture.System.FlagsFile, overwrite: true);
+
+            var catalog = fixture.System.Catalog;
+            var deadline = DateTime.UtcNow.AddSeconds(10);
+            while (Warnings(catalog.RecentOutput) == 0 && DateTime.UtcNow < deadline)
+            {
+                await Task.Delay(100, TestContext.Current.CancellationToken);
+            }
+
+            var output = catalog.RecentOutput;
+            Assert.Contains($"The flags file {fixture.System.FlagsFile} does not parse, so the last good flags stay in force", output);
+            Assert.Contains("LineNumber", output); // the parser's own words: where the JSON broke
+            for (var i = 0; i < 5; i++)
+            {
+                Assert.Equal(Served, (await Http.GetAsync(fixture.Gateway, "/api/catalog/products")).Variants);
+                await Task.Delay(200, TestContext.Current.CancellationToken);
+            }
+
+            Assert.Equal(1, Warnings(catalog.RecentOutput));
+
+            // The admin API will not read the broken file as "all optimized" and write that back over it: it answers a
+            // 503 problem, changes nothing, and every service says Degraded until the file parses again.
+            var before = await File.ReadAllTextAsync(fixture.System.FlagsFile, TestContext.Current.CancellationToken);
+            using var put = new HttpRequestMessage(HttpMethod.Put, $"/admin/flags/{Pitfalls.GatewayBuffering}") { Content = JsonContent.Create("naive") };
+            put.Headers.Add("X-Admin-Key", fixture.AdminKey);
+            using var refused = await fixture.Gateway.SendAsync(put, TestContext.Current.CancellationToken);
+            Assert.Equal(HttpStatusCode.ServiceUnavailable, refused.StatusCode);
+            Assert.Equal("application/problem+json", refused.Content.Headers.ContentType?.MediaType);
+            Assert.Equal(before, await File.ReadAllTextAsync(fixture.System.FlagsFile, TestContext.Current.CancellationToken));
+            Assert.Equal(Served, (await Http.GetAsync(fixture.Gateway, "/api/catalog/products")).Variants);
+            using var health = new HttpClient { BaseAddress = catalog.BaseAddress };
+            Assert.Equal("Degraded", await health.GetStringAsync("/health", TestContext.Current.CancellationToken));
+        }
+        finally
+        {
+            File.Delete(fixture.System.FlagsFile);
+        }
+
+        await WaitForVariantsAsync("Gateway.Buffering=optimized, Catalog.Serialization=optimized", "/api/catalog/products");
+    }
+
+    private static int Warnings(string output) =>
+        output.Split('\n').Count(line => line.Contains("does not parse, so the last good flags stay in force", StringComparison.Ordinal));
+
+    private async Task<TimeSpan> WaitForVariantsAsync(string expected, string path = "/api/products")
+    {
+        var clock = Stopwatch.StartNew();
+        string last = "";
+        while (clock.Elapsed < TimeSpan.FromSeconds(10))
+        {
+            var answer = await Http.GetAsync(fixture.Gateway, path);
+            Assert.Equal(200, answer.Status);
+            last = answer.Variants;
+            if (last == expected)
+            {
+                return clock.Elapsed;
+            }
+
+            await Task.Delay(50, TestContext.Current.CancellationToken);
+        }
+
+        Assert.Fail($"Expected '{expected}' within 10 s; last answer was served by '{last}'.");
+        return clock.Elapsed;
+    }
+}

@@ -1,0 +1,34 @@
+using HttpPerf.Tests.Infrastructure;
+
+namespace HttpPerf.Tests.Processes;
+
+/// <summary>At the default catalog size (about 25 MB): both modes deliver the same products.</summary>
+[Collection(FullSizeCollection.Name)]
+[Trait(Kind.Name, Kind.Processes)]
+public sealed class FullSizeTests(FullSizeSystemFixture fixture)
+{
+    [Fact]
+    public async Task Both_modes_deliver_the_full_catalog_item_by_item()
+    {
+        var gateway = fixture.Gateway;
+
+        var (naiveCatalog, optimizedCatalog) = await Http.GetInBothModesAsync(gateway, "/api/catalog/products");
+        Assert.InRange(optimizedCatalog.Body.Length, 24_000_000, 27_000_000);
+        Assert.Equal(naiveCatalog.Sha256, optimizedCatalog.Sha256);
+
+        var (naive, optimized) = await Http.GetInBothModesAsync(gateway, "/api/products");
+        Assert.Equal("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Catalog.Serialization=naive", naive.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Catalog.Serialization=optimized", optimized.Variants);
+
+        var products = optimizedCatalog.Json<List<CatalogProduct>>();
+        var naiveItems = naive.Json<List<ProductView>>();
+        var optimizedItems = optimized.Json<List<ProductView>>();
+        Assert.Equal(products.Count, naiveItems.Count);
+        Assert.Equal(products.Count, optimizedItems.Count);
+        for (var i = 0; i < products.Count; i++)
+        {
+            Assert.Equal(products[i].Id, naiveItems[i].Id);
+            Assert.Equal(naiveItems[i], optimizedItems[i]);
+        }
+    }
+}
