@@ -35,7 +35,9 @@ public static class ServiceDefaultsExtensions
         builder.Services.AddProblemDetails();
         builder.Services.AddOpenApi();
         builder.Services.AddOptions<HttpClientOptions>().BindConfiguration(HttpClientOptions.Section)
-            .Validate(o => o.PooledConnectionLifetime > TimeSpan.Zero, "HttpClients:PooledConnectionLifetime must be positive: zero would open a connection per call.")
+            .Validate(
+                o => o.PooledConnectionLifetime > TimeSpan.Zero || o.PooledConnectionLifetime == Timeout.InfiniteTimeSpan,
+                "HttpClients:PooledConnectionLifetime must be positive, or -00:00:00.001 for connections that live forever (the handler's own default): zero would open a connection per call.")
             .ValidateOnStart();
         HttpLimits.AddTo(builder.Services);
 
