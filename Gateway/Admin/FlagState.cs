@@ -1,7 +1,4 @@
-using System.Diagnostics.Metrics;
-using System.Net.Http.Json;
 using HttpPerf.ServiceDefaults.Contract;
-using HttpPerf.ServiceDefaults;
 
 namespace Gateway.Admin;
 

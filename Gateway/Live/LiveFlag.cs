@@ -1,6 +1,4 @@
-using Gateway.Admin;
 using HttpPerf.ServiceDefaults.Contract;
-using Microsoft.AspNetCore.Http.HttpResults;
 
 namespace Gateway.Live;
 

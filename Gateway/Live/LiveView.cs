@@ -1,6 +1,3 @@
-using Gateway.Admin;
-using Microsoft.AspNetCore.Http.HttpResults;
-
 namespace Gateway.Live;
 
 /// <summary>What the landing page at <c>/</c> shows, refreshed every few seconds: the flags, and the last minute by route and variant.</summary>

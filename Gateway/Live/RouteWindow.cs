@@ -1,7 +1,3 @@
-using System.Collections.Concurrent;
-using System.Diagnostics;
-using Yarp.ReverseProxy.Model;
-
 namespace Gateway.Live;
 
 /// <summary>

@@ -1,5 +1,3 @@
-using StackExchange.Redis;
-
 namespace HttpPerf.ServiceDefaults.FlagSources;
 
 /// <summary>The shared flags file (<c>FeatureFlags:File</c>): the default, which needs nothing but a disk.</summary>

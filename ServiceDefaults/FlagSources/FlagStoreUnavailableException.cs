@@ -1,5 +1,3 @@
-using StackExchange.Redis;
-
 namespace HttpPerf.ServiceDefaults.FlagSources;
 
 /// <summary>The flags cannot be read or written now: a flags file that does not parse, or Redis out of reach.</summary>

@@ -1,6 +1,4 @@
 using System.Text.Json;
-using Microsoft.Extensions.Configuration;
-using Microsoft.Extensions.Configuration.Json;
 using Microsoft.Extensions.Logging;
 
 namespace HttpPerf.ServiceDefaults.FlagSources;

@@ -1,5 +1,3 @@
-using StackExchange.Redis;
-
 namespace HttpPerf.ServiceDefaults.FlagSources;
 
 /// <summary>

@@ -1,6 +1,3 @@
-using System.Text;
-using Microsoft.Extensions.Configuration;
-using Microsoft.Extensions.Configuration.Json;
 using Microsoft.Extensions.Hosting;
 using StackExchange.Redis;
 

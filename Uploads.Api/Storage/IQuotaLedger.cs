@@ -1,5 +1,3 @@
-using StackExchange.Redis;
-
 namespace Uploads.Api.Storage;
 
 /// <summary>Where the quota's count lives: stored bytes, and the bytes that uploads in progress have reserved.</summary>

@@ -1,5 +1,3 @@
-using StackExchange.Redis;
-
 namespace Uploads.Api.Storage;
 
 /// <summary>The quota of one process: with several replicas, each may fill it (docs/deploy.md).</summary>
