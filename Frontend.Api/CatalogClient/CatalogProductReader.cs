@@ -7,12 +7,16 @@ namespace Frontend.Api.CatalogClient;
 /// <summary>
 /// The Catalog's JSON array read one product at a time off the response stream with <see cref="Utf8JsonReader"/>,
 /// and no object or string per product: after <see cref="ReadAsync"/>, the fields are the current product's, the
-/// text ones as unescaped UTF-8 in a buffer this reader reuses (valid until the next read). A product is parsed
-/// only once all of it has arrived; until then the pipe keeps the partial bytes and reads more.
+/// text ones as unescaped UTF-8 in a buffer this reader reuses (valid until the next read). Each pipe read is parsed
+/// product after product, in one pass, until a product has not all arrived; that one is parsed again from its start
+/// once more bytes are in, from the reader state saved after the product before it.
 /// </summary>
 public sealed class CatalogProductReader(Stream body) : IAsyncDisposable
 {
     private readonly PipeReader _pipe = PipeReader.Create(body, new StreamPipeReaderOptions(bufferSize: 64 * 1024));
+    private ReadOnlySequence<byte> _buffer; // the part of the pipe's last read not parsed yet
+    private bool _holding; // a pipe read not yet advanced past
+    private bool _completed;
     private JsonReaderState _state;
     private bool _arrayEnded;
     private byte[] _text = new byte[1024];
@@ -40,26 +44,38 @@ public sealed class CatalogProductReader(Stream body) : IAsyncDisposable
     {
         while (!_arrayEnded)
         {
+            if (_holding)
+            {
+                if (TryReadProduct(ref _buffer, _completed))
+                {
+                    return !_arrayEnded;
+                }
+
+                if (_completed)
+                {
+                    throw new JsonException("The Catalog's JSON ended before its array did.");
+                }
+
+                _pipe.AdvanceTo(_buffer.Start, _buffer.End); // keep the partial product, wait for more
+                _holding = false;
+            }
+
             var result = await _pipe.ReadAsync(cancellationToken);
-            var buffer = result.Buffer;
-            if (TryReadProduct(ref buffer, result.IsCompleted))
-            {
-                _pipe.AdvanceTo(buffer.Start);
-                return !_arrayEnded;
-            }
-
-            if (result.IsCompleted)
-            {
-                throw new JsonException("The Catalog's JSON ended before its array did.");
-            }
-
-            _pipe.AdvanceTo(buffer.Start, buffer.End); // keep the partial product, wait for more
+            (_buffer, _completed, _holding) = (result.Buffer, result.IsCompleted, true);
         }
 
         return false;
     }
 
-    public ValueTask DisposeAsync() => _pipe.CompleteAsync();
+    public async ValueTask DisposeAsync()
+    {
+        if (_holding)
+        {
+            _pipe.AdvanceTo(_buffer.Start);
+        }
+
+        await _pipe.CompleteAsync();
+    }
 
     /// <summary>Reads the next whole product (or the array's end) from <paramref name="buffer"/>, which it then starts after; false if it has not all arrived.</summary>
     private bool TryReadProduct(ref ReadOnlySequence<byte> buffer, bool isFinalBlock)
@@ -89,30 +105,51 @@ public sealed class CatalogProductReader(Stream body) : IAsyncDisposable
             throw new JsonException($"Expected a product object, found {json.TokenType}.");
         }
 
-        var whole = json;
-        if (!whole.TrySkip())
-        {
-            return false;
-        }
-
+        // Any read that runs out of bytes returns false: nothing is advanced, and the product is read again whole.
         _textLength = 0;
-        while (json.Read() && json.TokenType == JsonTokenType.PropertyName)
+        while (json.Read())
         {
-            var property = json;
-            json.Read();
-            if (property.ValueTextEquals("id"u8)) Id = json.GetInt32();
-            else if (property.ValueTextEquals("sku"u8)) _sku = CopyText(ref json);
-            else if (property.ValueTextEquals("name"u8)) _name = CopyText(ref json);
-            else if (property.ValueTextEquals("description"u8)) _description = CopyText(ref json);
-            else if (property.ValueTextEquals("brand"u8)) _brand = CopyText(ref json);
-            else if (property.ValueTextEquals("category"u8)) _category = CopyText(ref json);
-            else if (property.ValueTextEquals("price"u8)) Price = json.GetDecimal();
-            else if (property.ValueTextEquals("stock"u8)) Stock = json.GetInt32();
-            else json.Skip();
+            if (json.TokenType == JsonTokenType.EndObject)
+            {
+                Advance(ref buffer, ref json);
+                return true;
+            }
+
+            var property = json.ValueTextEquals("id"u8) ? 0
+                : json.ValueTextEquals("sku"u8) ? 1
+                : json.ValueTextEquals("name"u8) ? 2
+                : json.ValueTextEquals("description"u8) ? 3
+                : json.ValueTextEquals("brand"u8) ? 4
+                : json.ValueTextEquals("category"u8) ? 5
+                : json.ValueTextEquals("price"u8) ? 6
+                : json.ValueTextEquals("stock"u8) ? 7
+                : -1;
+            if (!json.Read())
+            {
+                return false;
+            }
+
+            switch (property)
+            {
+                case 0: Id = json.GetInt32(); break;
+                case 1: _sku = CopyText(ref json); break;
+                case 2: _name = CopyText(ref json); break;
+                case 3: _description = CopyText(ref json); break;
+                case 4: _brand = CopyText(ref json); break;
+                case 5: _category = CopyText(ref json); break;
+                case 6: Price = json.GetDecimal(); break;
+                case 7: Stock = json.GetInt32(); break;
+                default:
+                    if (!json.TrySkip())
+                    {
+                        return false;
+                    }
+
+                    break;
+            }
         }
 
-        Advance(ref buffer, ref json);
-        return true;
+        return false;
     }
 
     private void Advance(ref ReadOnlySequence<byte> buffer, ref Utf8JsonReader json)
