@@ -13,6 +13,15 @@ public sealed class CatalogStore
 
     private readonly string _connectionString;
 
+    static CatalogStore()
+    {
+        // A connection serves one request at a time, so the lock SQLite takes around every call on it (serialized
+        // mode, e_sqlite3's default) guards nothing here; multi-thread mode leaves it out. SQLite takes this only
+        // before it starts, which is at the first connection: this runs before the store opens one.
+        SQLitePCL.Batteries_V2.Init();
+        SQLitePCL.raw.sqlite3_config(SQLitePCL.raw.SQLITE_CONFIG_MULTITHREAD);
+    }
+
     public CatalogStore(IOptions<CatalogOptions> options, IHostEnvironment environment)
     {
         var directory = Path.Combine(environment.ContentRootPath, options.Value.DataDirectory);
