@@ -187,23 +187,7 @@ public static class BenchRunner
         var mode = phase.Mode;
         var buffer = phase.Scenario.ReadBufferBytes;
 
-        // Warm-up (JIT, connection pools, the baseline's cached bytes), one request at a time, not measured (BenchOptions.WarmUp):
-        // --warmup seconds, then on while the services still spend a share of the time compiling, up to three times as long.
-        var warming = Stopwatch.GetTimestamp();
-        var jitSeconds = await JitSecondsAsync(services, cancellationToken);
-        for (var warmed = 2; ; warmed += 2)
-        {
-            var batch = Stopwatch.GetTimestamp();
-            await LoadRunner.RunAsync(client, _ => (mode, request()), requests: 2, concurrency: 1, cancellationToken, buffer);
-            var jitBefore = jitSeconds;
-            jitSeconds = await JitSecondsAsync(services, cancellationToken);
-            var compiling = (jitSeconds - jitBefore) / Stopwatch.GetElapsedTime(batch).TotalSeconds;
-            var elapsed = Stopwatch.GetElapsedTime(warming);
-            if (warmed >= MaxWarmUpRequests || elapsed >= 3 * options.WarmUp || (elapsed >= options.WarmUp && compiling < WarmJitShare))
-            {
-                break;
-            }
-        }
+        await WarmUpAsync(client, () => (mode, request()), services, options.WarmUp, buffer, cancellationToken);
 
         var before = await ReadCountersAsync(services, cancellationToken);
         var sampler = new ResourceSampler(services, s => system.TempDirectory(s.Name));
@@ -226,6 +210,30 @@ public static class BenchRunner
             phase.Scenario.Name, mode, phase.Concurrency, stats.Count, stats.Errors, stats.MeanBodyBytes, requestBytes,
             stats.PercentileMs(50), stats.PercentileMs(90), stats.PercentileMs(99), stats.FirstBytePercentileMs(50), seconds,
             figures, Percentiles.Select(p => new PercentilePoint(p, stats.PercentileMs(p))).ToList(), workingSet);
+    }
+
+    /// <summary>
+    /// Warm-up (JIT, connection pools, the baseline's cached bytes), one request at a time, not measured: <paramref name="warmUp"/>,
+    /// then on while the services still spend a share of the time compiling, up to three times as long or 100 requests.
+    /// </summary>
+    internal static async Task WarmUpAsync(
+        HttpClient client, Func<(string Mode, HttpRequestMessage Request)> request, IReadOnlyList<ServiceProcess> services, TimeSpan warmUp, int buffer, CancellationToken cancellationToken)
+    {
+        var warming = Stopwatch.GetTimestamp();
+        var jitSeconds = await JitSecondsAsync(services, cancellationToken);
+        for (var warmed = 2; ; warmed += 2)
+        {
+            var batch = Stopwatch.GetTimestamp();
+            await LoadRunner.RunAsync(client, _ => request(), requests: 2, concurrency: 1, cancellationToken, buffer);
+            var jitBefore = jitSeconds;
+            jitSeconds = await JitSecondsAsync(services, cancellationToken);
+            var compiling = (jitSeconds - jitBefore) / Stopwatch.GetElapsedTime(batch).TotalSeconds;
+            var elapsed = Stopwatch.GetElapsedTime(warming);
+            if (warmed >= MaxWarmUpRequests || elapsed >= 3 * warmUp || (elapsed >= warmUp && compiling < WarmJitShare))
+            {
+                break;
+            }
+        }
     }
 
     private static async Task<double> JitSecondsAsync(IReadOnlyList<ServiceProcess> services, CancellationToken cancellationToken) =>

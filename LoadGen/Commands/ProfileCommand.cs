@@ -3,6 +3,8 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Text;
 using HttpPerf.ServiceDefaults.Contract;
+using LoadGen.Bench;
+using LoadGen.Load;
 using LoadGen.LocalSystem;
 
 namespace LoadGen.Commands;
@@ -39,7 +41,7 @@ public static class ProfileCommand
         var path = new Option<string>("--path") { Description = "The route through the Gateway.", DefaultValueFactory = _ => "/api/products" };
         var mode = new Option<string>("--mode") { Description = "The mode every hop serves (X-Perf-Mode).", DefaultValueFactory = _ => PerfMode.Optimized };
         var requests = new Option<int>("--requests") { Description = "Requests sampled, one at a time.", DefaultValueFactory = _ => 20 };
-        var warmUp = new Option<int>("--warmup") { Description = "Requests before sampling (JIT, connection pools); then on while the hops still spend over 3% of the time compiling.", DefaultValueFactory = _ => 100 };
+        var warmUp = new Option<int>("--warmup") { Description = "Seconds of warm-up before sampling, as bench warms up (then on while the hops still spend over 3% of the time compiling, up to three times as long).", DefaultValueFactory = _ => (int)BenchOptions.DefaultWarmUp.TotalSeconds };
         var products = new Option<int?>("--products") { Description = "Catalog size (default: the service default, about 25 MB of JSON)." };
         var output = new Option<string?>("--out") { Description = "Folder for perf.data and profile.md (default: a new temp folder)." };
         var env = new Option<string[]>("--env") { Description = "KEY=VALUE for every service's environment, to see what a setting changes (repeatable).", AllowMultipleArgumentsPerToken = false };
@@ -52,7 +54,7 @@ public static class ProfileCommand
             var folder = parse.GetValue(output) ?? Directory.CreateTempSubdirectory("httpperf-profile-").FullName;
             Directory.CreateDirectory(folder);
             var settings = (parse.GetValue(env) ?? []).Select(e => e.Split('=', 2)).ToDictionary(e => e[0], e => e.Length > 1 ? e[1] : "");
-            var markdown = await RunAsync(parse.GetValue(path)!, parse.GetValue(mode)!, parse.GetValue(requests), parse.GetValue(warmUp), parse.GetValue(products), settings, folder, cancellationToken);
+            var markdown = await RunAsync(parse.GetValue(path)!, parse.GetValue(mode)!, parse.GetValue(requests), TimeSpan.FromSeconds(parse.GetValue(warmUp)), parse.GetValue(products), settings, folder, cancellationToken);
             await File.WriteAllTextAsync(Path.Combine(folder, "profile.md"), markdown, cancellationToken);
             Console.WriteLine(markdown);
             Console.WriteLine($"perf.data and profile.md in {folder}");
@@ -61,7 +63,7 @@ public static class ProfileCommand
         return command;
     }
 
-    private static async Task<string> RunAsync(string path, string mode, int requests, int warmUp, int? products, IReadOnlyDictionary<string, string> settings, string folder, CancellationToken cancellationToken)
+    private static async Task<string> RunAsync(string path, string mode, int requests, TimeSpan warmUp, int? products, IReadOnlyDictionary<string, string> settings, string folder, CancellationToken cancellationToken)
     {
         var environment = new Dictionary<string, string>(settings)
         {
@@ -76,28 +78,7 @@ public static class ProfileCommand
         using var client = new HttpClient { BaseAddress = system.Gateway.BaseAddress, Timeout = TimeSpan.FromMinutes(2) };
 
         var hops = new[] { system.Gateway, system.Frontend, system.Catalog, system.Uploads };
-        for (var i = 0; i < warmUp; i++)
-        {
-            await FetchAsync(client, path, mode, cancellationToken);
-        }
-
-        // Then on, ten requests at a time, while the hops still spend over 3% of the time compiling (as bench warms up):
-        // tiered compilation recompiles hot methods well after they first run, and would be sampled as this route's cost.
-        for (var batch = 0; batch < 20; batch++)
-        {
-            var jitBefore = (await Task.WhenAll(hops.Select(h => h.ReadRuntimeCountersAsync(cancellationToken)))).Sum(c => c.JitSeconds);
-            var batchStarted = Stopwatch.GetTimestamp();
-            for (var i = 0; i < 10; i++)
-            {
-                await FetchAsync(client, path, mode, cancellationToken);
-            }
-
-            var jitAfter = (await Task.WhenAll(hops.Select(h => h.ReadRuntimeCountersAsync(cancellationToken)))).Sum(c => c.JitSeconds);
-            if (jitAfter - jitBefore < 0.03 * Stopwatch.GetElapsedTime(batchStarted).TotalSeconds)
-            {
-                break;
-            }
-        }
+        await BenchRunner.WarmUpAsync(client, () => (mode, Get(path, mode)), hops, warmUp, 64 * 1024, cancellationToken);
 
         var before = await Task.WhenAll(hops.Select(h => h.ReadRuntimeCountersAsync(cancellationToken)));
         var data = Path.Combine(folder, "perf.data");
@@ -107,13 +88,9 @@ public static class ProfileCommand
             RedirectStandardOutput = true,
         }) ?? throw new InvalidOperationException("perf could not start.");
         await Task.Delay(TimeSpan.FromSeconds(1), cancellationToken); // perf attaches
-        var bytes = 0L;
         var started = Stopwatch.GetTimestamp();
-        for (var i = 0; i < requests; i++)
-        {
-            bytes += await FetchAsync(client, path, mode, cancellationToken);
-        }
-
+        var stats = (await LoadRunner.RunAsync(client, _ => (mode, Get(path, mode)), requests, concurrency: 1, cancellationToken))[0];
+        var bytes = stats.Bytes;
         var elapsed = Stopwatch.GetElapsedTime(started);
         var after = await Task.WhenAll(hops.Select(h => h.ReadRuntimeCountersAsync(cancellationToken)));
         Process.Start("kill", ["-INT", perf.Id.ToString(CultureInfo.InvariantCulture)])!.WaitForExit();
@@ -148,7 +125,7 @@ public static class ProfileCommand
         var md = new StringBuilder();
         md.AppendLine(CultureInfo.InvariantCulture, $"# Profile: GET {path}, {mode}, {requests} requests one at a time");
         md.AppendLine();
-        md.AppendLine(CultureInfo.InvariantCulture, $"Made by `dotnet run -c Release --project LoadGen -- profile --path {path} --mode {mode} --requests {requests} --warmup {warmUp}{string.Concat(settings.Select(s => $" --env {s.Key}={s.Value}"))}` on {Environment.ProcessorCount} cores, {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC: {bytes / (double)requests / 1e6:F1} MB a response, {elapsed.TotalMilliseconds / requests:F0} ms a request.");
+        md.AppendLine(CultureInfo.InvariantCulture, $"Made by `dotnet run -c Release --project LoadGen -- profile --path {path} --mode {mode} --requests {requests} --warmup {warmUp.TotalSeconds}{string.Concat(settings.Select(s => $" --env {s.Key}={s.Value}"))}` on {Environment.ProcessorCount} cores, {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC: {bytes / (double)requests / 1e6:F1} MB a response, {elapsed.TotalMilliseconds / requests:F0} ms a request.");
         md.AppendLine("CPU ms per request is each hop's own counter (`GET /runtime`); the split is perf's samples (2,999 a second, self time) by where they landed.");
         md.AppendLine();
         md.AppendLine("| hop | CPU ms per request | " + string.Join(" | ", Kinds.Select(k => k.Kind)) + " |");
@@ -195,22 +172,11 @@ public static class ProfileCommand
         return md.ToString();
     }
 
-    private static async Task<long> FetchAsync(HttpClient client, string path, string mode, CancellationToken cancellationToken)
+    private static HttpRequestMessage Get(string path, string mode)
     {
-        using var request = new HttpRequestMessage(HttpMethod.Get, path);
+        var request = new HttpRequestMessage(HttpMethod.Get, path);
         request.Headers.Add(PerfMode.RequestHeader, mode);
-        using var response = await client.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cancellationToken);
-        response.EnsureSuccessStatusCode();
-        await using var body = await response.Content.ReadAsStreamAsync(cancellationToken);
-        var buffer = new byte[64 * 1024];
-        long total = 0;
-        int read;
-        while ((read = await body.ReadAsync(buffer, cancellationToken)) > 0)
-        {
-            total += read;
-        }
-
-        return total;
+        return request;
     }
 
     /// <summary>"  1234  7f12ab symbol (dso)" as perf script prints it with -F pid,ip,sym,dso.</summary>
