@@ -30,6 +30,7 @@ internal sealed class RedisFlagsSource : IConfigurationSource
     {
         private IConnectionMultiplexer? _redis;
         private Dictionary<string, string>? _loaded;
+        private readonly SemaphoreSlim _reloading = new(1, 1);
 
         /// <summary>Nothing to read before the host starts; what was loaded stays when configuration is rebuilt.</summary>
         public override void Load()
@@ -49,6 +50,9 @@ internal sealed class RedisFlagsSource : IConfigurationSource
 
         private async Task ReloadAsync()
         {
+            // One reload at a time: two changes published close together start two reads, and without this the
+            // older read could be applied after the newer one, leaving a replica on a flag already changed back.
+            await _reloading.WaitAsync();
             var database = _redis!.GetDatabase();
             try
             {
@@ -69,6 +73,10 @@ internal sealed class RedisFlagsSource : IConfigurationSource
             catch (RedisException)
             {
                 // Out of reach (at start, or gone again): the last flags loaded stay in force; the next reconnect reloads.
+            }
+            finally
+            {
+                _reloading.Release();
             }
         }
 
