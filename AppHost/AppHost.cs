@@ -53,6 +53,8 @@ var gateway = builder.AddService<Projects.Gateway>(SystemContract.Gateway, conta
     .WithEnvironment(SystemContract.AdminKey, adminKey)
     // The local demo lets LoadGen's A/B mode force naive or optimized per request; a deployment keeps it off.
     .WithEnvironment(SystemContract.AllowModeOverride, builder.ExecutionContext.IsRunMode ? "true" : "false")
+    // A relay's work per arriving piece is a copy: run it on the socket's own thread (Gateway/Relay/InlineRelay.cs).
+    .WithEnvironment(SystemContract.InlineSocketCompletions, "1")
     .WithHttpHealthCheck(SystemContract.HealthPath)
     // http://localhost:5100, its launch profile's address, which the README names (in container mode too).
     .WithDirectEndpoint(port: 5100)

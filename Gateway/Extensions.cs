@@ -36,6 +36,7 @@ public static class GatewayServiceExtensions
                     return default;
                 });
             });
+        builder.Services.AddInlineRelay();
         // Not the package's AddServiceDiscoveryForwarderFactory: that resolves the name again per request, below YARP,
         // and would hide the replicas from its balancing, health checks and RetryOnAnotherDestination.
         builder.Services.AddSingleton<IForwarderHttpClientFactory, RotatingConnectionsHttpClientFactory>();

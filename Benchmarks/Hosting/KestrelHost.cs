@@ -22,6 +22,9 @@ public sealed class KestrelHost : IAsyncDisposable
 
     public Uri BaseAddress { get; }
 
+    /// <summary>The app's services: to run one of its classes without HTTP.</summary>
+    public IServiceProvider Services => _app.Services;
+
     public static async Task<KestrelHost> StartAsync(
         IReadOnlyDictionary<string, string?> configuration, Action<WebApplicationBuilder> configureServices, Action<WebApplication> configurePipeline)
     {

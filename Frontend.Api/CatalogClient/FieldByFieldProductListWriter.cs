@@ -5,7 +5,7 @@ namespace Frontend.Api.CatalogClient;
 /// <summary>
 /// The limit: read the Catalog's answer as it arrives (Refit returns the response at its headers) one product at a
 /// time (<see cref="CatalogProductReader"/>), and write each product's view straight into the response
-/// (<see cref="ProductViewWriter"/>), in 64 KB writes (LargeWrites). Memory holds two buffers, not the catalog; the
+/// (<see cref="ProductViewWriter"/>), in 230 KB writes (LargeWrites). Memory holds two buffers, not the catalog; the
 /// client gets its first bytes while the Catalog is still sending; and no object or string is made per product.
 /// Its page, with the rungs measured side by side: docs/pitfalls/Frontend.CatalogClient.md.
 /// </summary>
@@ -17,7 +17,8 @@ public sealed class FieldByFieldProductListWriter(ICatalogApi catalog) : IProduc
         using var response = await catalog.GetProductsResponseAsync(cancellationToken);
         response.EnsureSuccessStatusCode();
         await using var products = new CatalogProductReader(await response.Content.ReadAsStreamAsync(cancellationToken));
-        await using var json = LargeWrites.CreateJsonWriter(context.Response);
+        using var writer = LargeWrites.RentJsonWriter(context.Response);
+        var json = writer.Json;
         var views = new ProductViewWriter(json);
         json.WriteStartArray();
         while (await products.ReadAsync(cancellationToken))

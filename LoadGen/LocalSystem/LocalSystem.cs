@@ -157,6 +157,7 @@ public sealed class LocalSystem : IAsyncDisposable
         }
 
         gateway.TryAdd(SystemContract.AllowModeOverride, options.AllowModeOverride ? "true" : "false");
+        gateway.TryAdd(SystemContract.InlineSocketCompletions, "1"); // as the AppHost sets it
 
         Gateway = await StartAsync("Gateway", gateway, options, cancellationToken);
     }

@@ -92,6 +92,12 @@ public static class SystemContract
     /// <summary>How long a pooled connection to a dependency lives before it is retired (a <see cref="TimeSpan"/>).</summary>
     public const string PooledConnectionLifetime = HttpClientsSection + "__PooledConnectionLifetime";
 
+    /// <summary>
+    /// The runtime's switch that runs socket completions on the thread that polls the sockets (epoll) instead of queueing
+    /// them to the thread pool; read once, at the first socket. Set for the Gateway, whose work per completion is a copy.
+    /// </summary>
+    public const string InlineSocketCompletions = "DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS";
+
     /// <summary>The configuration key of environment variable <paramref name="variable"/>, for in-memory configuration: <c>Catalog:DataDirectory</c>.</summary>
     public static string ConfigurationKey(string variable) => variable.Replace("__", ":", StringComparison.Ordinal);
 
