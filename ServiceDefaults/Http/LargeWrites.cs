@@ -13,8 +13,8 @@ namespace HttpPerf.ServiceDefaults.Http;
 /// straight into the caller's buffer only for chunks larger than its own 4 KB buffer). A <see cref="Utf8JsonWriter"/>
 /// on the response <c>Stream</c> buffers what it writes and hands it on only when flushed: flushed at 90% of 256 KB,
 /// that is one write, one flush and one chunk of about 230 KB each, and the same backpressure at every write.
-/// Each piece wakes every hop downstream once, so fewer, larger pieces cost the relaying hops less (64 KB against
-/// 256 KB, side by side: docs/pitfalls/Gateway.Buffering.md).
+/// Each piece wakes every hop downstream once, so fewer, larger pieces cost the relaying hops less (the Gateway's
+/// relay: docs/pitfalls/Gateway.Buffering.md).
 /// The writers come from a pool: a writer keeps its 256 KB buffer (a large-object-heap array) from one response to
 /// the next, where a new writer per response would allocate and zero a new one.
 /// </summary>
