@@ -1,5 +1,7 @@
 using System.Text.Json;
 using Frontend.Api.CatalogClient;
+using Frontend.Api.Replicas;
+using Microsoft.Extensions.DependencyInjection.Extensions;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults.Selection;
 using Refit;
@@ -10,7 +12,13 @@ public static class FrontendServiceExtensions
 {
     public static IHostApplicationBuilder AddFrontendServices(this IHostApplicationBuilder builder)
     {
-        builder.Services.AddOptions<FrontendOptions>().BindConfiguration(FrontendOptions.Section).ValidateOnStart();
+        builder.Services.AddOptions<FrontendOptions>().BindConfiguration(FrontendOptions.Section)
+            .Validate(o => o.HedgeFloor > TimeSpan.Zero && o.HedgeFloor <= o.HedgeCeiling, "Frontend:HedgeFloor must be positive and at most Frontend:HedgeCeiling.")
+            .Validate(o => o.HedgeBudget is >= 0 and <= 1, "Frontend:HedgeBudget is a fraction of calls, from 0 to 1.")
+            .Validate(o => o.EjectAfterStrikes >= 1, "Frontend:EjectAfterStrikes must be at least 1.")
+            .Validate(o => o.EjectionTime > TimeSpan.Zero && o.ProbeInterval > TimeSpan.Zero, "Frontend:EjectionTime and Frontend:ProbeInterval must be positive.")
+            .Validate(o => o.AttemptTimeout > TimeSpan.Zero && o.AttemptTimeout <= o.TotalTimeout, "Frontend:AttemptTimeout must be positive and at most Frontend:TotalTimeout.")
+            .ValidateOnStart();
 
         var refit = new RefitSettings(new SystemTextJsonContentSerializer(new JsonSerializerOptions(FrontendJsonContext.Default.Options)))
         {
@@ -20,14 +28,30 @@ public static class FrontendServiceExtensions
                 : new HttpRequestException($"Catalog answered {(int)response.StatusCode}.", null, response.StatusCode)),
         };
 
-        // "http://catalog" is resolved by service discovery from services__catalog__http__0.
-        builder.Services.AddRefitGeneratedClient<ICatalogApi>(refit)
-            .ConfigureHttpClient(client => client.BaseAddress = new Uri("http://catalog"));
+        // "http://catalog" names the Catalog's replicas, which service discovery lists from services__catalog__http__0, __1, ...
+        // One Refit client per rung of Frontend.Replicas, each on its own pipeline; a request takes the one its flag says.
+        builder.Services.AddPitfall<ICatalogReplicas>(ICatalogReplicas.Flag)
+            .Variant<RetryAfterTimeout>(PerfMode.Naive)
+            .Variant<HedgedReplicas>(PerfMode.Optimized);
+        RetryAfterTimeout.Configure(CatalogClient(builder.Services, PerfMode.Naive, refit));
+        HedgedReplicas.Configure(CatalogClient(builder.Services, PerfMode.Optimized, refit));
+        builder.Services.AddSingleton<ReplicaSet>().AddSingleton<HedgeDelay>().AddSingleton<HedgeBudget>();
+        builder.Services.TryAddSingleton(TimeProvider.System);
+        builder.Services.AddScoped<ICatalogApi>(services => services.GetRequiredService<ICatalogReplicas>());
 
         builder.Services.AddPitfall<IProductListWriter>(IProductListWriter.Flag)
             .Variant<BufferedProductListWriter>(PerfMode.Naive)
             .Variant<StreamingProductListWriter>(PerfMode.Streaming)
             .Variant<FieldByFieldProductListWriter>(PerfMode.Optimized);
         return builder;
+    }
+
+    // A generated Refit client keyed by the rung's name, over the named HttpClient that carries the rung's pipeline.
+    private static IHttpClientBuilder CatalogClient(IServiceCollection services, string variant, RefitSettings refit)
+    {
+        var name = $"catalog-{variant}";
+        services.AddKeyedTransient(variant, (provider, _) =>
+            RestService.ForGenerated<ICatalogApi>(provider.GetRequiredService<IHttpClientFactory>().CreateClient(name), refit));
+        return services.AddHttpClient(name, client => client.BaseAddress = new Uri("http://catalog"));
     }
 }

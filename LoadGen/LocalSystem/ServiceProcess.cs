@@ -100,10 +100,8 @@ public sealed partial class ServiceProcess : IAsyncDisposable
     {
         if (!_process.HasExited)
         {
-            using (var kill = Process.Start("kill", ["-TERM", _process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]))
-            {
-                await kill.WaitForExitAsync();
-            }
+            await SignalAsync("-TERM");
+            await SignalAsync("-CONT"); // a frozen process acts on SIGTERM once it runs again
 
             using var cts = new CancellationTokenSource(timeout);
             try
@@ -119,6 +117,21 @@ public sealed partial class ServiceProcess : IAsyncDisposable
         }
 
         return _process.ExitCode;
+    }
+
+    /// <summary>
+    /// Freezes the process (SIGSTOP), as a replica that is stuck (a long GC pause, a deadlock, a paused VM): the kernel
+    /// still accepts connections for it and takes the requests, and nothing answers. <see cref="ThawAsync"/> undoes it.
+    /// </summary>
+    public Task FreezeAsync() => SignalAsync("-STOP");
+
+    /// <summary>Lets a frozen process run again (SIGCONT).</summary>
+    public Task ThawAsync() => SignalAsync("-CONT");
+
+    private async Task SignalAsync(string signal)
+    {
+        using var kill = Process.Start("kill", [signal, _process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
+        await kill.WaitForExitAsync();
     }
 
     /// <summary>Abrupt end, as a crash: no shutdown code runs.</summary>

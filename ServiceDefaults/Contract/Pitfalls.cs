@@ -10,6 +10,7 @@ public static class Pitfalls
     public const string CatalogSerialization = "Catalog.Serialization";
     public const string CatalogWriteStrategy = "Catalog.WriteStrategy";
     public const string FrontendCatalogClient = "Frontend.CatalogClient";
+    public const string FrontendReplicas = "Frontend.Replicas";
     public const string UploadsReader = "Uploads.Reader";
     public const string UploadsDownload = "Uploads.Download";
     public const string GatewayBuffering = "Gateway.Buffering";
@@ -23,6 +24,9 @@ public static class Pitfalls
             "the Catalog's response is read as a string, deserialized into a list, mapped, then serialized",
             "JsonSerializer.DeserializeAsyncEnumerable reads one product at a time as it arrives; each view is serialized as it is mapped",
             "Utf8JsonReader reads each product in place off the socket and Utf8JsonWriter writes its view field by field: no object per product"),
+        new(FrontendReplicas, SystemContract.Frontend,
+            "the template's client: round robin over the Catalog's replicas, and a retry on the next one only after a 20 s attempt timeout",
+            "a hedge to a different replica once the first has not answered within its recent p95; a replica that keeps failing is left out until its probe answers; hedges spend a budget"),
         new(CatalogSerialization, SystemContract.Catalog,
             "the whole list goes through MVC's Newtonsoft.Json formatter, which spools the body to a temp file",
             "source-generated JsonSerializer.SerializeAsync streams the reader's rows as Product objects into the response",

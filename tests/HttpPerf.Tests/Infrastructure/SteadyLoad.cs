@@ -1,6 +1,6 @@
 using System.Diagnostics;
 
-namespace HttpPerf.Tests.Containers;
+namespace HttpPerf.Tests.Infrastructure;
 
 /// <summary>
 /// Requests through the Gateway at a steady rate while a fault is made, each one counted: when it started, what it

@@ -1,0 +1,69 @@
+using System.Diagnostics;
+
+namespace Frontend.Api.Replicas;
+
+/// <summary>
+/// Under the hedging strategy, once per attempt: sends the attempt to a replica that this call has not tried yet,
+/// preferring those not left out (<see cref="ReplicaSet.ChooseAsync"/>), and tells the set how it went: an answer
+/// clears the replica's strikes and teaches <see cref="HedgeDelay"/> how long headers take; a failure, a timeout or a
+/// lost race (cancelled while the caller still waits) is a strike. Its page: docs/pitfalls/Frontend.Replicas.md.
+/// </summary>
+internal sealed class ReplicaRouting(ReplicaSet replicas, HedgeDelay delay, HedgeBudget budget) : DelegatingHandler
+{
+    private static readonly HttpRequestOptionsKey<Call> CallKey = new("catalog.replicas.call");
+
+    protected override async Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken cancellationToken)
+    {
+        // The first attempt records the service's own address ("http://catalog/..."), before it is rewritten to a
+        // replica's, and every later attempt of the call (hedge copies carry the same options) starts from it.
+        if (!request.Options.TryGetValue(CallKey, out var call))
+        {
+            call = new Call(request.RequestUri!);
+            request.Options.Set(CallKey, call);
+            budget.Earn();
+        }
+
+        var replica = await replicas.ChooseAsync(call.ServiceUri, call.Tried, cancellationToken);
+        request.RequestUri = replica.Route(call.ServiceUri);
+        var started = Stopwatch.GetTimestamp();
+        try
+        {
+            var response = await base.SendAsync(request, cancellationToken);
+            if ((int)response.StatusCode >= 500)
+            {
+                replica.Strike("answered " + (int)response.StatusCode);
+            }
+            else
+            {
+                replica.Answered();
+                delay.Add(call.ServiceUri.AbsolutePath, Stopwatch.GetElapsedTime(started));
+            }
+
+            return response;
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            // Cancelled by the hedging strategy (another attempt answered first) or the attempt timeout; a caller that
+            // left cancels every attempt, and that says nothing about the replica.
+            if (!CatalogAttempts.CallerLeft(request))
+            {
+                replica.Strike($"no answer in {Stopwatch.GetElapsedTime(started).TotalMilliseconds:F0} ms");
+            }
+
+            throw;
+        }
+        catch (HttpRequestException failure)
+        {
+            replica.Strike(failure.HttpRequestError.ToString());
+            throw;
+        }
+    }
+
+    /// <summary>One call's attempts: the service's address, and the replicas tried so far.</summary>
+    private sealed class Call(Uri serviceUri)
+    {
+        public Uri ServiceUri { get; } = serviceUri;
+
+        public List<ReplicaSet.Replica> Tried { get; } = [];
+    }
+}

@@ -1,0 +1,157 @@
+using System.Collections.Concurrent;
+using System.Net;
+using HttpPerf.ServiceDefaults.Contract;
+using Microsoft.Extensions.Options;
+using Microsoft.Extensions.ServiceDiscovery;
+
+namespace Frontend.Api.Replicas;
+
+/// <summary>
+/// The Catalog's replicas as service discovery lists them, each with its standing: in the choice, or left out after
+/// <see cref="FrontendOptions.EjectAfterStrikes"/> strikes in a row (attempts that failed, timed out or lost a race)
+/// and probed on <c>/alive</c> until it answers again, at least <see cref="FrontendOptions.EjectionTime"/> later, and
+/// twice that each time it is left out again without a real answer between (at most eight times), as Envoy's outlier
+/// detection does. Service discovery has no health or ejection of its own, and its round robin is internal
+/// (microsoft/aspire#3639, dotnet/extensions#7162): this is what it lacks. Its page: docs/pitfalls/Frontend.Replicas.md.
+/// </summary>
+internal sealed partial class ReplicaSet(ServiceEndpointResolver resolver, IOptions<FrontendOptions> options, TimeProvider time, ILogger<ReplicaSet> logger) : IDisposable
+{
+    private readonly ConcurrentDictionary<string, Replica> _known = new(StringComparer.OrdinalIgnoreCase);
+    private readonly HttpClient _probe = new(new SocketsHttpHandler { ConnectTimeout = TimeSpan.FromSeconds(1) }) { Timeout = TimeSpan.FromSeconds(1) };
+    private readonly CancellationTokenSource _stopping = new();
+    private int _next;
+
+    private FrontendOptions Options => options.Value;
+
+    private DateTimeOffset Now => time.GetUtcNow();
+
+    /// <summary>
+    /// The replica for a call's next attempt: one it has not tried, in the choice if any is, taken in turn; a replica
+    /// left out only when every untried one is; and, when the call has tried them all, the next in turn again.
+    /// </summary>
+    public async ValueTask<Replica> ChooseAsync(Uri serviceUri, List<Replica> tried, CancellationToken cancellationToken)
+    {
+        var source = await resolver.GetEndpointsAsync($"{serviceUri.Scheme}://{serviceUri.Authority}", cancellationToken);
+        var all = source.Endpoints.Select(e => _known.GetOrAdd(e.EndPoint.ToString()!, _ => new Replica(Address(e.EndPoint, serviceUri.Scheme), this))).ToList();
+        if (all.Count == 0)
+        {
+            throw new HttpRequestException(HttpRequestError.NameResolutionError, $"Service discovery lists no replica of {serviceUri.Authority}.");
+        }
+
+        var untried = all.Where(r => !tried.Contains(r)).ToList();
+        var candidates = untried.Where(r => r.InChoice).ToList() is { Count: > 0 } admitted ? admitted : untried.Count > 0 ? untried : all;
+        var chosen = candidates[(int)((uint)Interlocked.Increment(ref _next) % (uint)candidates.Count)];
+        lock (tried)
+        {
+            tried.Add(chosen);
+        }
+
+        return chosen;
+    }
+
+    public void Dispose()
+    {
+        _stopping.Cancel();
+        _probe.Dispose();
+    }
+
+    private static Uri Address(EndPoint endPoint, string scheme) => endPoint switch
+    {
+        UriEndPoint uri => new Uri(uri.Uri.GetLeftPart(UriPartial.Authority)),
+        DnsEndPoint dns => new UriBuilder(scheme, dns.Host, dns.Port).Uri,
+        IPEndPoint ip => new UriBuilder(scheme, ip.Address.ToString(), ip.Port).Uri,
+        _ => throw new InvalidOperationException($"Endpoints of type {endPoint.GetType()} are not supported."),
+    };
+
+    /// <summary>Probes a replica that was left out until it answers, then lets it back into the choice.</summary>
+    private async Task ProbeUntilBackAsync(Replica replica, DateTimeOffset notBefore)
+    {
+        var interval = options.Value.ProbeInterval;
+        while (!_stopping.IsCancellationRequested)
+        {
+            try
+            {
+                await Task.Delay(interval, time, _stopping.Token);
+                if (time.GetUtcNow() < notBefore)
+                {
+                    continue;
+                }
+
+                using var answer = await _probe.GetAsync(new Uri(replica.Address, SystemContract.AlivePath), _stopping.Token);
+                if (answer.IsSuccessStatusCode)
+                {
+                    replica.Readmit();
+                    LogReadmitted(replica.Address);
+                    return;
+                }
+            }
+            catch (OperationCanceledException) when (_stopping.IsCancellationRequested)
+            {
+                return;
+            }
+            catch (Exception failure) when (failure is HttpRequestException or TaskCanceledException)
+            {
+                // Still silent or refusing: stay out, ask again.
+            }
+        }
+    }
+
+    [LoggerMessage(LogLevel.Warning, "Catalog replica {Replica} left out of the choice for at least {Seconds} s after {Strikes} strikes in a row (last: {Why})")]
+    private partial void LogEjected(Uri replica, double seconds, int strikes, string why);
+
+    [LoggerMessage(LogLevel.Information, "Catalog replica {Replica} answered its probe and is back in the choice")]
+    private partial void LogReadmitted(Uri replica);
+
+    /// <summary>One replica and its standing.</summary>
+    internal sealed class Replica(Uri address, ReplicaSet set)
+    {
+        private readonly Lock _lock = new();
+        private int _strikes;
+        private int _ejections;
+
+        public Uri Address { get; } = address;
+
+        public bool InChoice { get; private set; } = true;
+
+        /// <summary>The request's address on this replica: its scheme, host and port, the call's path and query.</summary>
+        public Uri Route(Uri serviceUri) => new UriBuilder(serviceUri) { Scheme = Address.Scheme, Host = Address.Host, Port = Address.Port }.Uri;
+
+        public void Answered()
+        {
+            lock (_lock)
+            {
+                _strikes = 0;
+                _ejections = 0;
+            }
+        }
+
+        public void Strike(string why)
+        {
+            TimeSpan leftOut;
+            int strikes;
+            lock (_lock)
+            {
+                strikes = ++_strikes;
+                if (!InChoice || strikes < set.Options.EjectAfterStrikes)
+                {
+                    return;
+                }
+
+                InChoice = false;
+                leftOut = set.Options.EjectionTime * (1 << Math.Min(_ejections++, 3));
+            }
+
+            set.LogEjected(Address, leftOut.TotalSeconds, strikes, why);
+            _ = set.ProbeUntilBackAsync(this, set.Now + leftOut);
+        }
+
+        public void Readmit()
+        {
+            lock (_lock)
+            {
+                _strikes = 0;
+                InChoice = true;
+            }
+        }
+    }
+}

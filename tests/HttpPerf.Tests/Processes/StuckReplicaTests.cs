@@ -1,0 +1,117 @@
+using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.Tests.Infrastructure;
+using LoadGen.LocalSystem;
+
+namespace HttpPerf.Tests.Processes;
+
+/// <summary>
+/// Frontend.Replicas on real processes: two Catalog replicas, one frozen with SIGSTOP (its sockets open, nothing
+/// answering) under a steady product list load through the Gateway. Optimized, the hedge to the other replica keeps
+/// every product list begun a second after the freeze within the healthy p99 + 1 s, and the thawed replica serves
+/// again within 5 s; naive, the template's client, shows its lesson: calls wait out the 20 s attempt timeout.
+/// </summary>
+[Trait(Kind.Name, Kind.Processes)]
+public sealed class StuckReplicaTests
+{
+    private static readonly string[] Products = ["/api/products"];
+
+    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
+
+    [Fact]
+    public async Task A_frozen_Catalog_replica_costs_the_optimized_product_list_less_than_a_second_and_the_naive_one_its_attempt_timeout()
+    {
+        await using var system = await LocalSystem.StartAsync(new LocalSystemOptions { Replicas = 2, ProductCount = 2000 }, Cancel);
+        using var optimized = Client(system, PerfMode.Optimized);
+        var expected = await Http.GetAsync(optimized, "/api/products", PerfMode.Optimized);
+        Assert.Equal(200, expected.Status);
+        var naiveBody = await Http.GetAsync(optimized, "/api/products", PerfMode.Naive);
+        Assert.Equal(expected.Sha256, naiveBody.Sha256);
+        Assert.Contains($"{Pitfalls.FrontendReplicas}={PerfMode.Optimized}", expected.Variants);
+        Assert.Contains($"{Pitfalls.FrontendReplicas}={PerfMode.Naive}", naiveBody.Variants);
+
+        // Healthy: the p99 the frozen run is held to.
+        await new SteadyLoad().RunAsync(optimized, Products, perSecond: 4, TimeSpan.FromSeconds(4), Cancel);
+        var healthy = new SteadyLoad();
+        await healthy.RunAsync(optimized, Products, perSecond: 4, TimeSpan.FromSeconds(10), Cancel);
+        Assert.All(healthy.Exchanges, e => Assert.Equal(200, e.Status));
+        var p99 = Percentile(healthy.Exchanges.Select(e => e.Elapsed), 0.99);
+        var bound = p99 + TimeSpan.FromSeconds(1);
+
+        // Optimized, replica 1 of 2 frozen for 20 s, then thawed under the same load.
+        var frozen = system.CatalogReplicas[0];
+        var stuck = new SteadyLoad();
+        var freezeAt = TimeSpan.FromSeconds(2);
+        var thawAt = freezeAt + TimeSpan.FromSeconds(20);
+        var load = stuck.RunAsync(optimized, Products, perSecond: 4, thawAt + TimeSpan.FromSeconds(8), Cancel);
+        await Until(stuck, freezeAt);
+        await frozen.FreezeAsync();
+        await Until(stuck, thawAt);
+        var ejected = system.FrontendReplicas.Where(f => f.RecentOutput.Contains(LeftOut(frozen), StringComparison.Ordinal)).ToList();
+        await frozen.ThawAsync();
+        var servesAgain = await ServesAgainAsync(frozen, ejected);
+        await load;
+
+        var during = stuck.Exchanges.Where(e => e.Start >= freezeAt + TimeSpan.FromSeconds(1)).ToList();
+        var report = $"healthy p99 {p99.TotalMilliseconds:F0} ms; frozen: {stuck.Summary(freezeAt)}";
+        TestContext.Current.TestOutputHelper?.WriteLine(report);
+        Assert.All(during, e => Assert.True(e.Status == 200 && e.Elapsed <= bound,
+            $"a product list begun {(e.Start - freezeAt).TotalSeconds:F1} s after the freeze: {e.Status} in {e.Elapsed.TotalMilliseconds:F0} ms ({report})"));
+        Assert.NotEmpty(ejected);
+        Assert.True(servesAgain <= TimeSpan.FromSeconds(5), $"the thawed replica was back in every Frontend's choice, and served, {servesAgain.TotalSeconds:F1} s after the thaw ({report})");
+
+        // Naive, the same replica frozen again: a call whose first attempt the round robin gives it waits 20 s.
+        using var naive = Client(system, PerfMode.Naive);
+        var template = new SteadyLoad();
+        var naiveLoad = template.RunAsync(naive, Products, perSecond: 2, TimeSpan.FromSeconds(6), Cancel);
+        await Until(template, TimeSpan.FromSeconds(1));
+        await frozen.FreezeAsync();
+        await naiveLoad;
+        await frozen.ThawAsync();
+        var waited = template.Exchanges.Where(e => e.Start >= TimeSpan.FromSeconds(2)).ToList();
+        TestContext.Current.TestOutputHelper?.WriteLine($"naive, frozen: {template.Summary(TimeSpan.FromSeconds(1))}");
+        Assert.Contains(waited, e => e.Elapsed >= TimeSpan.FromSeconds(19));
+        Assert.All(waited, e => Assert.Equal(200, e.Status));
+    }
+
+    private static HttpClient Client(LocalSystem system, string mode)
+    {
+        var client = new HttpClient { BaseAddress = system.Gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
+        client.DefaultRequestHeaders.Add(Http.ModeHeader, mode);
+        return client;
+    }
+
+    private static async Task Until(SteadyLoad load, TimeSpan at)
+    {
+        while (load.Now < at)
+        {
+            await Task.Delay(TimeSpan.FromMilliseconds(20), Cancel);
+        }
+    }
+
+    private static string LeftOut(ServiceProcess catalog) => $"Catalog replica {catalog.BaseAddress} left out";
+
+    // Back in the choice of every Frontend that left it out (its log says so), then serving: its runtime counters move.
+    private static async Task<TimeSpan> ServesAgainAsync(ServiceProcess replica, IReadOnlyList<ServiceProcess> frontends)
+    {
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        var back = $"Catalog replica {replica.BaseAddress} answered its probe and is back in the choice";
+        while (!frontends.All(f => f.RecentOutput.Contains(back, StringComparison.Ordinal)) && clock.Elapsed < TimeSpan.FromSeconds(15))
+        {
+            await Task.Delay(TimeSpan.FromMilliseconds(50), Cancel);
+        }
+
+        var readmitted = (await replica.ReadRuntimeCountersAsync(Cancel)).ResponseBodyBytes;
+        while ((await replica.ReadRuntimeCountersAsync(Cancel)).ResponseBodyBytes == readmitted && clock.Elapsed < TimeSpan.FromSeconds(15))
+        {
+            await Task.Delay(TimeSpan.FromMilliseconds(50), Cancel);
+        }
+
+        return clock.Elapsed;
+    }
+
+    private static TimeSpan Percentile(IEnumerable<TimeSpan> values, double quantile)
+    {
+        var sorted = values.Order().ToList();
+        return sorted[(int)Math.Ceiling(quantile * sorted.Count) - 1];
+    }
+}
