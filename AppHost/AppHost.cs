@@ -70,7 +70,7 @@ frontend.WithFlagCommands(gateway, adminKey);
 uploads.WithFlagCommands(gateway, adminKey);
 gateway.WithFlagCommands(gateway, adminKey).WithAllFlagsCommands(adminKey);
 
-// Drives traffic through the Gateway until it is stopped: a mix that reaches all six pitfalls (10 MiB uploads
+// Drives traffic through the Gateway until it is stopped: a mix that reaches every pitfall (10 MiB uploads
 // and downloads), served as the flags say, so a flag flipped in the dashboard shows in every chart.
 // Its buttons change the rate, switch to A/B (naive and optimized interleaved by header) and back, live, and
 // measure naive against optimized now; its rate, mode, requests and errors are properties of the resource.

@@ -12,12 +12,13 @@ public static class FrontendServiceExtensions
 {
     public static IHostApplicationBuilder AddFrontendServices(this IHostApplicationBuilder builder)
     {
-        builder.Services.AddOptions<FrontendOptions>().BindConfiguration(FrontendOptions.Section)
-            .Validate(o => o.HedgeFloor > TimeSpan.Zero && o.HedgeFloor <= o.HedgeCeiling, "Frontend:HedgeFloor must be positive and at most Frontend:HedgeCeiling.")
-            .Validate(o => o.HedgeBudget is >= 0 and <= 1, "Frontend:HedgeBudget is a fraction of calls, from 0 to 1.")
-            .Validate(o => o.EjectAfterStrikes >= 1, "Frontend:EjectAfterStrikes must be at least 1.")
-            .Validate(o => o.EjectionTime > TimeSpan.Zero && o.ProbeInterval > TimeSpan.Zero, "Frontend:EjectionTime and Frontend:ProbeInterval must be positive.")
-            .Validate(o => o.AttemptTimeout > TimeSpan.Zero && o.AttemptTimeout <= o.TotalTimeout, "Frontend:AttemptTimeout must be positive and at most Frontend:TotalTimeout.")
+        builder.Services.AddOptions<FrontendOptions>().BindConfiguration(FrontendOptions.Section).ValidateOnStart();
+        builder.Services.AddOptions<ReplicaOptions>().BindConfiguration(ReplicaOptions.Section)
+            .Validate(o => o.HedgeFloor > TimeSpan.Zero && o.HedgeFloor <= o.HedgeCeiling, "Frontend:Replicas:HedgeFloor must be positive and at most Frontend:Replicas:HedgeCeiling.")
+            .Validate(o => o.HedgeBudget is >= 0 and <= 1, "Frontend:Replicas:HedgeBudget is a fraction of calls, from 0 to 1.")
+            .Validate(o => o.EjectAfterStrikes >= 1, "Frontend:Replicas:EjectAfterStrikes must be at least 1.")
+            .Validate(o => o.EjectionTime > TimeSpan.Zero && o.ProbeInterval > TimeSpan.Zero, "Frontend:Replicas:EjectionTime and Frontend:Replicas:ProbeInterval must be positive.")
+            .Validate(o => o.AttemptTimeout > TimeSpan.Zero && o.AttemptTimeout <= o.TotalTimeout, "Frontend:Replicas:AttemptTimeout must be positive and at most Frontend:Replicas:TotalTimeout.")
             .ValidateOnStart();
 
         var refit = new RefitSettings(new SystemTextJsonContentSerializer(new JsonSerializerOptions(FrontendJsonContext.Default.Options)))

@@ -10,7 +10,7 @@ namespace Frontend.Api.Replicas;
 /// hedges to the 95th percentile, which bounds the extra requests to about 5%; the budget bounds them in any case.
 /// Its page: docs/pitfalls/Frontend.Replicas.md.
 /// </summary>
-internal sealed class HedgeDelay(IOptions<FrontendOptions> options)
+internal sealed class HedgeDelay(IOptions<ReplicaOptions> options)
 {
     private const int Window = 128;
     private const int Enough = 20;

@@ -34,7 +34,7 @@ public sealed class HedgedReplicas([FromKeyedServices(PerfMode.Optimized)] ICata
         client.ConfigureAdditionalHttpMessageHandlers(static (handlers, _) => RemoveServiceDiscoveryHandler(handlers));
         client.AddResilienceHandler("catalog-replicas", static (pipeline, context) =>
         {
-            var options = context.ServiceProvider.GetRequiredService<IOptions<FrontendOptions>>().Value;
+            var options = context.ServiceProvider.GetRequiredService<IOptions<ReplicaOptions>>().Value;
             var delay = context.ServiceProvider.GetRequiredService<HedgeDelay>();
             var budget = context.ServiceProvider.GetRequiredService<HedgeBudget>();
             pipeline

@@ -8,20 +8,20 @@ namespace Frontend.Api.Replicas;
 
 /// <summary>
 /// The Catalog's replicas as service discovery lists them, each with its standing: in the choice, or left out after
-/// <see cref="FrontendOptions.EjectAfterStrikes"/> strikes in a row (attempts that failed, timed out or lost a race)
-/// and probed on <c>/alive</c> until it answers again, at least <see cref="FrontendOptions.EjectionTime"/> later, and
+/// <see cref="ReplicaOptions.EjectAfterStrikes"/> strikes in a row (attempts that failed, timed out or lost a race)
+/// and probed on <c>/alive</c> until it answers again, at least <see cref="ReplicaOptions.EjectionTime"/> later, and
 /// twice that each time it is left out again without a real answer between (at most eight times), as Envoy's outlier
 /// detection does. Service discovery has no health or ejection of its own, and its round robin is internal
 /// (microsoft/aspire#3639, dotnet/extensions#7162): this is what it lacks. Its page: docs/pitfalls/Frontend.Replicas.md.
 /// </summary>
-internal sealed partial class ReplicaSet(ServiceEndpointResolver resolver, IOptions<FrontendOptions> options, TimeProvider time, ILogger<ReplicaSet> logger) : IDisposable
+internal sealed partial class ReplicaSet(ServiceEndpointResolver resolver, IOptions<ReplicaOptions> options, TimeProvider time, ILogger<ReplicaSet> logger) : IDisposable
 {
     private readonly ConcurrentDictionary<string, Replica> _known = new(StringComparer.OrdinalIgnoreCase);
     private readonly HttpClient _probe = new(new SocketsHttpHandler { ConnectTimeout = TimeSpan.FromSeconds(1) }) { Timeout = TimeSpan.FromSeconds(1) };
     private readonly CancellationTokenSource _stopping = new();
     private int _next;
 
-    private FrontendOptions Options => options.Value;
+    private ReplicaOptions Options => options.Value;
 
     private DateTimeOffset Now => time.GetUtcNow();
 

@@ -36,7 +36,7 @@ public sealed partial class ArchitectureTests
                 .Single();
             Assert.Equal(folder, Path.GetDirectoryName(interfacePath));
 
-            var rungs = sources.Where(s => Regex.IsMatch(s.Code, $@"class \w+(\([^)]*\))?\s*:\s*([\w<>]+,\s*)*{interfaceName}\b")).ToList();
+            var rungs = sources.Where(s => Regex.IsMatch(s.Code, $@"class \w+(\((?:[^()]|\([^()]*\))*\))?\s*:\s*([\w<>]+,\s*)*{interfaceName}\b")).ToList();
             Assert.Equal(pitfall.Variants.Count, rungs.Count);
             Assert.All(rungs, rung => Assert.Equal(folder, Path.GetDirectoryName(rung.Path)));
         }
@@ -161,7 +161,7 @@ public sealed partial class ArchitectureTests
         return Regex.Replace(code, @"\bconst\s+\w+\s+\w+", "");
     }
 
-    [GeneratedRegex(@"interface (?<name>I\w+)\s*\{\s*public const string Flag = Pitfalls\.(?<flag>\w+);")]
+    [GeneratedRegex(@"interface (?<name>I\w+)(\s*:\s*[\w<>, ]+?)?\s*\{\s*public const string Flag = Pitfalls\.(?<flag>\w+);")]
     private static partial Regex InterfaceNaming();
 
     [GeneratedRegex(@"\b(?:class|record|interface|struct|enum)\s+([A-Z]\w*)")]
