@@ -12,7 +12,7 @@ public sealed class PerfModeTests
 {
     [Theory]
     [InlineData("", "none")]
-    [InlineData("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Catalog.Serialization=naive", "naive")]
+    [InlineData("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Frontend.Replicas=naive, Catalog.Serialization=naive", "naive")]
     [InlineData("Gateway.Buffering=optimized, Catalog.Serialization=optimized", "optimized")]
     [InlineData("Gateway.Buffering=optimized, Catalog.Serialization=naive", "mixed")]
     // X-Perf-Mode: streaming: the Gateway's pitfall has no such rung and serves optimized in its place.

@@ -63,7 +63,7 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
 
         Assert.Equal(Pitfalls.All.Select(p => p.Flag), flags.Select(f => f.Flag));
         Assert.All(flags, f => Assert.Equal("optimized", f.Variant));
-        Assert.Equal(["gateway", "frontend", "catalog", "catalog", "uploads", "uploads"], flags.Select(f => f.Service));
+        Assert.Equal(["gateway", "frontend", "frontend", "catalog", "catalog", "uploads", "uploads"], flags.Select(f => f.Service));
     }
 
     [Fact]
@@ -76,7 +76,7 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
 
         await WaitUntilAsync(flags => flags.Single(f => f.Flag == Pitfalls.CatalogSerialization).Serving == "naive");
         var next = await Http.GetAsync(Fixture.Gateway, "/api/products");
-        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Catalog.Serialization=naive", next.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=naive", next.Variants);
 
         using (var response = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Put, "/admin/flags", Fixture.AdminKey, "naive"), Cancel))
         {
@@ -85,7 +85,7 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
 
         var all = await WaitUntilAsync(flags => flags.All(f => f.Serving == "naive"));
         Assert.All(all, f => Assert.Equal("naive", f.Variant));
-        Assert.Equal("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Catalog.Serialization=naive",
+        Assert.Equal("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Frontend.Replicas=naive, Catalog.Serialization=naive",
             (await Http.GetAsync(Fixture.Gateway, "/api/products")).Variants);
     }
 

@@ -55,9 +55,9 @@ public sealed class CatalogPathTests(SmallSystemFixture fixture)
         var (naive, optimized) = await Http.GetInBothModesAsync(fixture.Gateway, "/api/products");
         var streaming = await Http.GetAsync(fixture.Gateway, "/api/products", "streaming");
 
-        Assert.Equal("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Catalog.Serialization=naive", naive.Variants);
-        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=streaming, Catalog.Serialization=streaming", streaming.Variants);
-        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Catalog.Serialization=optimized", optimized.Variants);
+        Assert.Equal("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Frontend.Replicas=naive, Catalog.Serialization=naive", naive.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=streaming, Frontend.Replicas=optimized, Catalog.Serialization=streaming", streaming.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized", optimized.Variants);
         Assert.Equal(naive.Sha256, streaming.Sha256);
         Assert.Equal(naive.Sha256, optimized.Sha256);
 
@@ -92,7 +92,7 @@ public sealed class CatalogPathTests(SmallSystemFixture fixture)
         foreach (var (mode, answer) in modes.Zip(answers))
         {
             Assert.Equal(200, answer.Status);
-            Assert.Equal($"Gateway.Buffering={(mode == "streaming" ? "optimized" : mode)}, Frontend.CatalogClient={mode}, Catalog.Serialization={mode}", answer.Variants);
+            Assert.Equal($"Gateway.Buffering={(mode == "streaming" ? "optimized" : mode)}, Frontend.CatalogClient={mode}, Frontend.Replicas={(mode == "streaming" ? "optimized" : mode)}, Catalog.Serialization={mode}", answer.Variants);
             Assert.Equal(mode, PerfMode.Summarize(answer.Variants));
         }
 
@@ -107,7 +107,7 @@ public sealed class CatalogPathTests(SmallSystemFixture fixture)
 
         var answer = await Http.GetAsync(fixture.Gateway, "/api/products");
 
-        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Catalog.Serialization=optimized", answer.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized", answer.Variants);
     }
 
     [Theory]
@@ -131,7 +131,7 @@ public sealed class CatalogPathTests(SmallSystemFixture fixture)
 
         // Frontend's server span: its own flag first, then the Catalog hop it called.
         Assert.True(await fixture.Telemetry.WaitForAsync("traces", TimeSpan.FromSeconds(10),
-            "frontend", "perf.variants", "Frontend.CatalogClient=naive, Catalog.Serialization=naive"),
+            "frontend", "perf.variants", "Frontend.CatalogClient=naive, Frontend.Replicas=naive, Catalog.Serialization=naive"),
             "no exported span of frontend carried perf.variants");
         // Catalog's server span, with the OpenTelemetry feature-flag event.
         Assert.True(await fixture.Telemetry.WaitForAsync("traces", TimeSpan.FromSeconds(10),
@@ -146,7 +146,7 @@ public sealed class CatalogPathTests(SmallSystemFixture fixture)
         Assert.Equal(200, answer.Status);
 
         Assert.True(await fixture.Telemetry.WaitForAsync("traces", TimeSpan.FromSeconds(10),
-            "frontend", "perf.variants", "Frontend.CatalogClient=streaming, Catalog.Serialization=streaming", "perf.mode"),
+            "frontend", "perf.variants", "Frontend.CatalogClient=streaming, Frontend.Replicas=optimized, Catalog.Serialization=streaming", "perf.mode"),
             "no exported span of frontend carried the streaming variants");
         Assert.True(await fixture.Telemetry.WaitForAsync("traces", TimeSpan.FromSeconds(10),
             "catalog", "feature_flag.evaluation", "feature_flag.result.variant", "Catalog.Serialization", "streaming"),

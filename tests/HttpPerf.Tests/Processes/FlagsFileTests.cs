@@ -23,7 +23,7 @@ public sealed class FlagsFileTests(SmallSystemFixture fixture)
                 [Pitfalls.CatalogSerialization] = "naive",
                 [Pitfalls.FrontendCatalogClient] = "naive",
             }, TestContext.Current.CancellationToken);
-            var switchedAfter = await WaitForVariantsAsync("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Catalog.Serialization=naive");
+            var switchedAfter = await WaitForVariantsAsync("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Frontend.Replicas=naive, Catalog.Serialization=naive");
             Assert.True(switchedAfter < TimeSpan.FromSeconds(2), $"took {switchedAfter}");
 
             // One flag at a time: each pitfall has its own.
@@ -32,18 +32,18 @@ public sealed class FlagsFileTests(SmallSystemFixture fixture)
                 [Pitfalls.CatalogSerialization] = "naive",
                 [Pitfalls.FrontendCatalogClient] = "optimized",
             }, TestContext.Current.CancellationToken);
-            await WaitForVariantsAsync("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Catalog.Serialization=naive");
+            await WaitForVariantsAsync("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=naive");
 
             // The per-request header still wins over the file.
             var forced = await Http.GetAsync(fixture.Gateway, "/api/products", "optimized");
-            Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Catalog.Serialization=optimized", forced.Variants);
+            Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized", forced.Variants);
         }
         finally
         {
             File.Delete(fixture.System.FlagsFile);
         }
 
-        await WaitForVariantsAsync("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Catalog.Serialization=optimized");
+        await WaitForVariantsAsync("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized");
     }
 
     [Fact]
