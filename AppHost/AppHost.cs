@@ -25,7 +25,8 @@ var flagsStore = builder.ExecutionContext.IsPublishMode || containers.Enabled
 var adminKey = builder.AddParameter(SystemContract.AdminKeyParameter,
     new GenerateParameterDefault { MinLength = 32, Special = false }, secret: true, persist: true);
 
-var catalog = builder.AddService<Projects.Catalog_Api>(SystemContract.Catalog, containers, containers.Replicas)
+// Two Catalog replicas in process mode too, each at its own address: Frontend.Replicas is the lesson of one that hangs.
+var catalog = builder.AddService<Projects.Catalog_Api>(SystemContract.Catalog, containers, containers.Replicas, processReplicas: 2)
     .WithPerfFlags(flagsFile, flagsStore)
     .WithHttpHealthCheck(SystemContract.HealthPath)
     .WithDirectEndpoint()
@@ -66,6 +67,8 @@ var gateway = builder.AddService<Projects.Gateway>(SystemContract.Gateway, conta
 
 // Dashboard buttons on each resource (each replica): switch its pitfall flags, or all of them from the Gateway.
 catalog.WithFlagCommands(gateway, adminKey);
+// And on each Catalog replica: freeze it, or starve it, for 60 s (the lesson of Frontend.Replicas).
+catalog.WithFaultCommands(containers);
 frontend.WithFlagCommands(gateway, adminKey);
 uploads.WithFlagCommands(gateway, adminKey);
 gateway.WithFlagCommands(gateway, adminKey).WithAllFlagsCommands(adminKey);

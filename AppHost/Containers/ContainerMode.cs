@@ -64,15 +64,17 @@ internal static class ContainerMode
     }
 
     /// <summary>
-    /// The service: its project in process mode and published; in container mode, <paramref name="replicas"/>
-    /// containers of its image (<c>httpperf/{name}</c>), each reached straight at its own port (no proxy in between).
+    /// The service: in process mode <paramref name="processReplicas"/> projects; published, its project; in container
+    /// mode, <paramref name="replicas"/> containers of its image (<c>httpperf/{name}</c>); each instance reached
+    /// straight at its own port (no proxy in between).
     /// </summary>
-    public static Service AddService<TProject>(this IDistributedApplicationBuilder builder, string name, ContainerSettings containers, int replicas = 1)
+    public static Service AddService<TProject>(this IDistributedApplicationBuilder builder, string name, ContainerSettings containers, int replicas = 1, int processReplicas = 1)
         where TProject : IProjectMetadata, new()
     {
         if (!containers.Enabled)
         {
-            return Service.FromProject(builder.AddProject<TProject>(name));
+            var count = builder.ExecutionContext.IsRunMode ? processReplicas : 1;
+            return Service.FromProjects(name, count, instance => builder.AddProject<TProject>(instance));
         }
 
         var image = new ServiceImage(

@@ -4,42 +4,58 @@ using HttpPerf.ServiceDefaults;
 namespace HttpPerf.AppHost.Containers;
 
 /// <summary>
-/// One service of the system as the AppHost runs it: in process mode (and when published) one project; in container
-/// mode one container per replica, each from the service's image, with its own name and address (Aspire's
-/// <c>WithReplicas</c> is for projects only). AppHost.cs describes every service once, through these methods,
-/// whichever it is; each applies to every instance.
+/// One service of the system as the AppHost runs it: in process mode one project per replica (Catalog.Api runs two,
+/// <c>catalog</c> and <c>catalog-2</c>, each at its own address, so Frontend.Api can choose between them; Aspire's
+/// <c>WithReplicas</c> would put one DCP proxy in front of both); published, one project (with its replicas); in
+/// container mode one container per replica, each from the service's image, with its own name and address.
+/// AppHost.cs describes every service once, through these methods, whichever it is; each applies to every instance.
 /// </summary>
 internal sealed class Service
 {
     /// <summary>The port the services listen on inside their containers (the base image's <c>ASPNETCORE_HTTP_PORTS</c>).</summary>
     public const int ContainerPort = 8080;
 
-    private Service(string name, IResourceBuilder<ProjectResource>? project, IReadOnlyList<IResourceBuilder<ContainerResource>> containers)
+    private Service(string name, IReadOnlyList<IResourceBuilder<ProjectResource>> projects, IReadOnlyList<IResourceBuilder<ContainerResource>> containers)
     {
         Name = name;
-        Project = project;
+        Projects = projects;
         Containers = containers;
     }
 
     /// <summary>The service's name in the contract (<see cref="SystemContract"/>): <c>catalog</c> for both catalog-1 and catalog-2.</summary>
     public string Name { get; }
 
-    /// <summary>Process mode, and published: the project.</summary>
-    public IResourceBuilder<ProjectResource>? Project { get; }
+    /// <summary>Process mode: a project per replica; published: the project.</summary>
+    public IReadOnlyList<IResourceBuilder<ProjectResource>> Projects { get; }
 
     /// <summary>Container mode: one container per replica.</summary>
     public IReadOnlyList<IResourceBuilder<ContainerResource>> Containers { get; }
 
-    public IDistributedApplicationBuilder ApplicationBuilder => Project?.ApplicationBuilder ?? Containers[0].ApplicationBuilder;
+    public IDistributedApplicationBuilder ApplicationBuilder => Projects.Count > 0 ? Projects[0].ApplicationBuilder : Containers[0].ApplicationBuilder;
 
     /// <summary>Every instance, as the dashboard lists them.</summary>
     public IEnumerable<IResourceBuilder<IResourceWithEndpoints>> Instances =>
-        Project is not null ? [Project] : Containers.Select(c => (IResourceBuilder<IResourceWithEndpoints>)c);
+        Projects.Count > 0 ? Projects : Containers.Select(c => (IResourceBuilder<IResourceWithEndpoints>)c);
 
     /// <summary>The first instance's endpoint: what the AppHost's own commands call (every replica serves the same API).</summary>
-    public EndpointReference GetEndpoint(string name) => Project?.GetEndpoint(name) ?? Containers[0].GetEndpoint(name);
+    public EndpointReference GetEndpoint(string name) => Projects.Count > 0 ? Projects[0].GetEndpoint(name) : Containers[0].GetEndpoint(name);
 
-    public static Service FromProject(IResourceBuilder<ProjectResource> project) => new(project.Resource.Name, project, []);
+    /// <summary>
+    /// The service as projects: <paramref name="name"/>, then <c>{name}-2</c>, ... Each later replica starts once the
+    /// first is healthy (a Catalog seeds its SQLite file at first start; the others find it there) and reports its
+    /// telemetry as the service's, so the dashboard's charts of <paramref name="name"/> hold every replica.
+    /// </summary>
+    public static Service FromProjects(string name, int replicas, Func<string, IResourceBuilder<ProjectResource>> add)
+    {
+        var first = add(name);
+        var projects = new List<IResourceBuilder<ProjectResource>> { first };
+        for (var i = 2; i <= replicas; i++)
+        {
+            projects.Add(add($"{name}-{i}").WithEnvironment("OTEL_SERVICE_NAME", name).WaitFor(first));
+        }
+
+        return new(name, projects, []);
+    }
 
     /// <summary>
     /// <paramref name="replicas"/> containers of <paramref name="image"/>, named <c>{name}-1</c>, <c>{name}-2</c>, ...
@@ -58,15 +74,15 @@ internal sealed class Service
                 return httpEndpoint ? container.WithHttpEndpoint(targetPort: ContainerPort, name: "http") : container;
             })
             .ToList();
-        return new(name, null, containers);
+        return new(name, [], containers);
     }
 
     /// <summary>Applies <paramref name="project"/> to the project, or <paramref name="container"/> to every container.</summary>
     public Service Each(Action<IResourceBuilder<ProjectResource>> project, Action<IResourceBuilder<ContainerResource>> container)
     {
-        if (Project is not null)
+        foreach (var instance in Projects)
         {
-            project(Project);
+            project(instance);
         }
 
         foreach (var instance in Containers)
@@ -92,19 +108,16 @@ internal sealed class Service
     /// </summary>
     public Service WithReference(Service called)
     {
-        if (Project is not null && called.Project is not null)
+        if (called.Projects.Count == 1)
         {
-            Project.WithReference(called.Project);
-            return this;
+            return Each(project => project.WithReference(called.Projects[0]), _ => { });
         }
 
-        return Each(_ => { }, container =>
-        {
-            for (var i = 0; i < called.Containers.Count; i++)
-            {
-                container.WithEnvironment(SystemContract.ServiceAddress(called.Name, i), called.Containers[i].GetEndpoint("http"));
-            }
-        });
+        var instances = called.Projects.Count > 0 ? called.Projects.Select(p => p.GetEndpoint("http")) : called.Containers.Select(c => c.GetEndpoint("http"));
+        var addresses = instances.Select((endpoint, i) => (Key: SystemContract.ServiceAddress(called.Name, i), Endpoint: endpoint)).ToList();
+        return Each(
+            project => addresses.ForEach(a => project.WithEnvironment(a.Key, a.Endpoint)),
+            container => addresses.ForEach(a => container.WithEnvironment(a.Key, a.Endpoint)));
     }
 
     /// <summary>Starts once every instance of <paramref name="other"/> is healthy.</summary>

@@ -35,7 +35,13 @@ public class AppHostFixture : IAsyncLifetime
     }
 
     /// <summary><paramref name="productCount"/> products in a temp folder; null keeps the AppHost's own catalog.</summary>
-    internal AppHostFixture(int? productCount) => _productCount = productCount;
+    internal AppHostFixture(int? productCount, params string[] args)
+    {
+        _productCount = productCount;
+        _args = args;
+    }
+
+    private readonly string[] _args = [];
 
     public DistributedApplication App { get; private set; } = null!;
 
@@ -68,14 +74,19 @@ public class AppHostFixture : IAsyncLifetime
                 $"--FeatureFlags:File={FlagsFile}",
                 $"--Parameters:{SystemContract.AdminKeyParameter}={AdminKey}",
                 .. DashboardArgs(DashboardApiKey, BrowserToken),
+                .. _args,
             ],
             (application, _) => application.DisableDashboard = false,
             timeout.Token);
         if (_productCount is int count)
         {
-            builder.CreateResourceBuilder<ProjectResource>(SystemContract.Catalog)
-                .WithEnvironment(SystemContract.CatalogDataDirectory, Path.Combine(_work, "catalog"))
-                .WithEnvironment(SystemContract.CatalogProductCount, count.ToString(System.Globalization.CultureInfo.InvariantCulture));
+            // Every Catalog replica (catalog, catalog-2): one SQLite file, seeded by the first.
+            foreach (var catalog in builder.Resources.OfType<ProjectResource>().Where(r => r.Name == SystemContract.Catalog || r.Name.StartsWith($"{SystemContract.Catalog}-", StringComparison.Ordinal)).ToList())
+            {
+                builder.CreateResourceBuilder(catalog)
+                    .WithEnvironment(SystemContract.CatalogDataDirectory, Path.Combine(_work, "catalog"))
+                    .WithEnvironment(SystemContract.CatalogProductCount, count.ToString(System.Globalization.CultureInfo.InvariantCulture));
+            }
         }
 
         builder.CreateResourceBuilder<ProjectResource>(SystemContract.Uploads)

@@ -125,7 +125,7 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
         }
 
         await WaitUntilAsync(flags => flags.Single(f => f.Flag == Pitfalls.FrontendCatalogClient).Serving == "streaming");
-        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=streaming, Catalog.Serialization=optimized",
+        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=streaming, Frontend.Replicas=optimized, Catalog.Serialization=optimized",
             (await Http.GetAsync(Fixture.Gateway, "/api/products")).Variants);
 
         using (var response = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Put, $"/admin/flags/{Pitfalls.CatalogSerialization}", Fixture.AdminKey, "streaming"), Cancel))
@@ -136,7 +136,7 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
         await WaitUntilAsync(flags => flags.Single(f => f.Flag == Pitfalls.CatalogSerialization).Serving == "streaming");
         Assert.Equal("Gateway.Buffering=optimized, Catalog.Serialization=streaming", (await Http.GetAsync(Fixture.Gateway, "/api/catalog/products")).Variants);
         var products = await Http.GetAsync(Fixture.Gateway, "/api/products");
-        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=streaming, Catalog.Serialization=streaming", products.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=streaming, Frontend.Replicas=optimized, Catalog.Serialization=streaming", products.Variants);
         Assert.Equal("streaming", PerfMode.Summarize(products.Variants));
 
         using (var response = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Put, "/admin/flags", Fixture.AdminKey, "naive"), Cancel))

@@ -1,0 +1,66 @@
+extern alias AppHostAssembly;
+
+using System.Globalization;
+using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.Tests.Infrastructure;
+
+namespace HttpPerf.Tests.AppHost;
+
+/// <summary>
+/// The AppHost's process mode runs two Catalog replicas, and each has the dashboard's fault commands
+/// (AppHost/ReplicaFaults.cs): "freeze" stops the process (SIGSTOP) and lets it go on by itself; "starve" moves it into
+/// a cgroup with a tenth of a core, and back. Under product lists through the Gateway, the optimized Frontend.Replicas
+/// answers every one while catalog-2 is frozen. A fault lasts 8 s here (<c>AppHost:FaultSeconds</c>), 60 s by default.
+/// </summary>
+[Trait(Kind.Name, Kind.AppHost)]
+public sealed class ReplicaFaultCommandTests
+{
+    private const string Replica = SystemContract.Catalog + "-2";
+    private static readonly TimeSpan Fault = TimeSpan.FromSeconds(8);
+
+    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
+
+    [Fact]
+    public async Task Freeze_stops_a_Catalog_replica_for_its_time_and_the_optimized_product_list_routes_around_it_then_starve_throttles_it()
+    {
+        await using var system = new AppHostFixture(AppHostFixture.SmallCatalog, $"--AppHost:FaultSeconds={Fault.TotalSeconds}");
+        await system.InitializeAsync();
+        Assert.True(system.App.ResourceNotifications.TryGetCurrentState(Replica, out var replica), $"no resource {Replica}");
+        var pid = Convert.ToInt32(replica.Snapshot.Properties.Single(p => p.Name == "executable.pid").Value, CultureInfo.InvariantCulture);
+        system.Gateway.DefaultRequestHeaders.Add(Http.ModeHeader, PerfMode.Optimized);
+        await new SteadyLoad().RunAsync(system.Gateway, ["/api/products"], perSecond: 4, TimeSpan.FromSeconds(3), Cancel);
+
+        var load = new SteadyLoad();
+        var running = load.RunAsync(system.Gateway, ["/api/products"], perSecond: 4, Fault + TimeSpan.FromSeconds(6), Cancel);
+        await Task.Delay(TimeSpan.FromSeconds(1), Cancel);
+        var frozenAt = load.Now;
+        var freeze = await system.Commands.ExecuteCommandAsync(Replica, "freeze-60s", Cancel);
+        Assert.True(freeze.Success, freeze.Message);
+        Assert.Equal('T', State(pid));
+        await running;
+        Assert.NotEqual('T', State(pid));
+        TestContext.Current.TestOutputHelper?.WriteLine($"catalog-2 frozen for {Fault.TotalSeconds} s by the dashboard's command: {load.Summary(frozenAt)}");
+        Assert.All(load.Exchanges, e => Assert.True(e.Status == 200 && e.Elapsed < TimeSpan.FromSeconds(2),
+            $"begun {(e.Start - frozenAt).TotalSeconds:F1} s after the freeze: {e.Status} in {e.Elapsed.TotalMilliseconds:F0} ms ({load.Summary(frozenAt)})"));
+
+        // Starve: a cgroup of its own with a CPU quota, then back where it was. cgroups need root.
+        if (Environment.UserName != "root")
+        {
+            return;
+        }
+
+        var starve = await system.Commands.ExecuteCommandAsync(Replica, "starve-60s", Cancel);
+        Assert.True(starve.Success, starve.Message);
+        Assert.Contains($"httpperf-starved-{pid}", File.ReadAllText($"/proc/{pid}/cgroup"));
+        Assert.Equal(200, (await Http.GetAsync(system.Gateway, "/api/products", PerfMode.Optimized)).Status);
+        await Poll.UntilAsync(() => !File.ReadAllText($"/proc/{pid}/cgroup").Contains("httpperf-starved", StringComparison.Ordinal), Fault + TimeSpan.FromSeconds(5));
+        Assert.DoesNotContain("httpperf-starved", File.ReadAllText($"/proc/{pid}/cgroup"));
+    }
+
+    // The process's state in /proc/<pid>/stat: R, S, D, or T when stopped.
+    private static char State(int pid)
+    {
+        var stat = File.ReadAllText($"/proc/{pid}/stat");
+        return stat[stat.LastIndexOf(')') + 2];
+    }
+}
