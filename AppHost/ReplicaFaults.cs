@@ -1,5 +1,5 @@
-using System.Diagnostics;
 using HttpPerf.AppHost.Containers;
+using LoadGen.LocalSystem;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Hosting;
@@ -84,83 +84,34 @@ internal static class ReplicaFaults
     }
 
     private static Fault? Freeze(ExecuteCommandContext context) =>
-        Property(context, "executable.pid") is { } pid
-            ? new Fault("SIGSTOP", () => RunAsync("kill", "-STOP", pid), () => RunAsync("kill", "-CONT", pid))
-            : null;
+        Pid(context) is { } pid ? new Fault("SIGSTOP", () => ProcessFaults.FreezeAsync(pid), () => ProcessFaults.ThawAsync(pid)) : null;
 
-    private static Fault? Pause(ExecuteCommandContext context, string engine) =>
-        Property(context, "container.id") is { } id
-            ? new Fault($"{engine} pause", () => RunAsync(engine, "pause", id), () => RunAsync(engine, "unpause", id))
-            : null;
-
-    private static Fault? Throttle(ExecuteCommandContext context, string engine) =>
-        Property(context, "container.id") is { } id
-            ? new Fault($"{engine} update --cpus 0.1", () => RunAsync(engine, "update", "--cpus", "0.1", id), () => RunAsync(engine, "update", "--cpus", "0", id))
-            : null;
-
-    // A cgroup of its own with a CPU quota of 10 ms per 100 ms, the process moved into it and back: cgroup v2's
-    // cpu.max where the machine has the unified hierarchy, v1's cfs quota where it has the cpu controller apart.
     private static Fault? Starve(ExecuteCommandContext context)
     {
-        if (Property(context, "executable.pid") is not { } pid)
+        if (Pid(context) is not { } pid)
         {
             return null;
         }
 
-        var unified = File.Exists("/sys/fs/cgroup/cgroup.controllers");
-        var root = unified ? "/sys/fs/cgroup" : "/sys/fs/cgroup/cpu";
-        var starved = Path.Combine(root, $"httpperf-starved-{pid}");
-        string? home = null;
-        return new Fault("a cgroup CPU quota (root only)",
-            async () =>
-            {
-                home = Path.Combine(root, CgroupOf(pid, unified).TrimStart('/'));
-                Directory.CreateDirectory(starved);
-                if (unified)
-                {
-                    await File.WriteAllTextAsync(Path.Combine(root, "cgroup.subtree_control"), "+cpu");
-                    await File.WriteAllTextAsync(Path.Combine(starved, "cpu.max"), "10000 100000");
-                }
-                else
-                {
-                    await File.WriteAllTextAsync(Path.Combine(starved, "cpu.cfs_period_us"), "100000");
-                    await File.WriteAllTextAsync(Path.Combine(starved, "cpu.cfs_quota_us"), "10000");
-                }
-
-                await File.WriteAllTextAsync(Path.Combine(starved, "cgroup.procs"), pid);
-            },
-            async () =>
-            {
-                try
-                {
-                    await File.WriteAllTextAsync(Path.Combine(home ?? root, "cgroup.procs"), pid);
-                }
-                finally
-                {
-                    Directory.Delete(starved);
-                }
-            });
+        Func<Task>? undo = null;
+        return new Fault("a cgroup's CPU quota (root only)", async () => undo = await ProcessFaults.StarveAsync(pid), () => undo?.Invoke() ?? Task.CompletedTask);
     }
 
-    // The process's cgroup: the "0::" line on cgroup v2, the cpu controller's line on v1.
-    private static string CgroupOf(string pid, bool unified) => File.ReadLines($"/proc/{pid}/cgroup")
-        .Select(line => line.Split(':', 3))
-        .First(parts => unified ? parts[0] == "0" : parts[1].Split(',').Contains("cpu"))[2];
+    private static Fault? Pause(ExecuteCommandContext context, string engine) =>
+        Property(context, "container.id") is { } id
+            ? new Fault($"{engine} pause", () => ProcessFaults.RunAsync(engine, "pause", id), () => ProcessFaults.RunAsync(engine, "unpause", id))
+            : null;
+
+    private static Fault? Throttle(ExecuteCommandContext context, string engine) =>
+        Property(context, "container.id") is { } id
+            ? new Fault($"{engine} update --cpus 0.1", () => ProcessFaults.RunAsync(engine, "update", "--cpus", "0.1", id), () => ProcessFaults.RunAsync(engine, "update", "--cpus", "0", id))
+            : null;
+
+    private static int? Pid(ExecuteCommandContext context) =>
+        int.TryParse(Property(context, "executable.pid"), out var pid) ? pid : null;
 
     private static string? Property(ExecuteCommandContext context, string name) =>
         context.Services.GetRequiredService<ResourceNotificationService>().TryGetCurrentState(context.ResourceName, out var resource)
             ? resource.Snapshot.Properties.FirstOrDefault(p => p.Name == name)?.Value?.ToString()
             : null;
-
-    private static async Task RunAsync(string program, params string[] arguments)
-    {
-        using var process = Process.Start(new ProcessStartInfo(program, arguments) { RedirectStandardError = true, RedirectStandardOutput = true })
-            ?? throw new InvalidOperationException($"{program} did not start.");
-        var error = await process.StandardError.ReadToEndAsync();
-        await process.WaitForExitAsync();
-        if (process.ExitCode != 0)
-        {
-            throw new InvalidOperationException($"{program} {string.Join(' ', arguments)} exited with {process.ExitCode}: {error.Trim()}");
-        }
-    }
 }

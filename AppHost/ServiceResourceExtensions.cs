@@ -43,10 +43,12 @@ internal static class ServiceResourceExtensions
                     return;
                 }
 
+                // A second replica (catalog-2) shares the launch profile, and so its port: it takes a free one instead.
+                var secondReplica = project.Resource.Name != service.Name;
                 project.WithEndpoint("http", endpoint =>
                 {
                     endpoint.IsProxied = false;
-                    if (randomPorts)
+                    if (randomPorts || secondReplica)
                     {
                         endpoint.Port = null;
                         endpoint.TargetPort = null;

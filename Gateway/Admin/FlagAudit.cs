@@ -39,6 +39,10 @@ public sealed partial class FlagAudit(IFlagStore store, IConfiguration configura
     private Dictionary<string, string>? _last;
     private readonly Dictionary<string, List<string>> _writing = [];
 
+    // Under _gate: how many writes the admin API has recorded. A read begun before the last of them may hold what the
+    // store was before it, and is read again rather than compared (it would record the API's change undone, then redone).
+    private long _written;
+
     /// <summary>The client an admin API call says it is (<see cref="ClientHeader"/>); any other value is the admin API itself.</summary>
     public static string SourceOf(string? client) => client is DashboardCommand or AdminPage ? client : AdminApi;
 
@@ -97,6 +101,8 @@ public sealed partial class FlagAudit(IFlagStore store, IConfiguration configura
 
                 _last?[flag] = variant;
             }
+
+            _written++;
         }
     }
 
@@ -107,7 +113,13 @@ public sealed partial class FlagAudit(IFlagStore store, IConfiguration configura
         {
             try
             {
-                Record(await store.ReadAsync(stoppingToken));
+                long written;
+                lock (_gate)
+                {
+                    written = _written;
+                }
+
+                Record(await store.ReadAsync(stoppingToken), written);
             }
             catch (FlagStoreUnavailableException)
             {
@@ -138,10 +150,16 @@ public sealed partial class FlagAudit(IFlagStore store, IConfiguration configura
     }
 
     /// <summary>What differs from the last read, except what the admin API is writing (<see cref="Written"/> records that).</summary>
-    private void Record(IReadOnlyDictionary<string, string> now)
+    private void Record(IReadOnlyDictionary<string, string> now, long written)
     {
         lock (_gate)
         {
+            if (written != _written)
+            {
+                Signal();
+                return;
+            }
+
             if (_last is null)
             {
                 _last = new Dictionary<string, string>(now);

@@ -20,6 +20,8 @@ public static class BenchCommand
         };
         var sweep = new Option<string?>("--sweep") { Description = $"Sweep the product list instead: {BenchRunner.SizeSweep} (catalogs of about 0.3, 3, 25 and 100 MB) or {BenchRunner.ConcurrencySweep} (1, 4, 16 and 64 in flight, on a {BenchRunner.ConcurrencySweepProducts:N0}-product catalog unless --products says otherwise)." };
         sweep.AcceptOnlyFromAmong(BenchRunner.SizeSweep, BenchRunner.ConcurrencySweep);
+        var faults = new Option<bool>("--faults") { Description = "Measure Frontend.Replicas instead: the product list at 1 and 16 in flight, each rung, healthy, with one of two Catalog replicas frozen, and starved (root); writes docs/results/faults unless --out says otherwise. A 2,000-product catalog unless --products says otherwise." };
+        var window = Positive("--window", "With --faults: seconds each row sends product lists for.", 20);
         var updateDocs = new Option<bool>("--update-docs") { Description = "Run nothing: re-render the tables that README.md and docs/ quote from the committed docs/results/bench/report.json." };
         var points = new Option<string?>("--points") { Description = "A sweep's points instead of the defaults, comma-separated: product counts (size) or requests in flight (concurrency)." };
         var products = new Option<int?>("--products") { Description = "Catalog size (default: the service default, about 25 MB)." };
@@ -46,7 +48,7 @@ public static class BenchCommand
 
         var command = new Command("bench", "Start the services per mode (naive, optimized, baseline), run every scenario, write the report.")
         {
-            output, scenario, sweep, points, updateDocs, products, requests, concurrency, concurrentRequests, uploadMb, uploads, warmUp,
+            output, scenario, sweep, faults, window, points, updateDocs, products, requests, concurrency, concurrentRequests, uploadMb, uploads, warmUp,
         };
         command.Validators.Add(result =>
         {
@@ -65,6 +67,11 @@ public static class BenchCommand
             if (parse.GetValue(updateDocs))
             {
                 return await UpdateDocsAsync(cancellationToken);
+            }
+
+            if (parse.GetValue(faults))
+            {
+                return await RunFaultsAsync(parse, output, products, window, cancellationToken);
             }
 
             var sweepKind = parse.GetValue(sweep);
@@ -89,6 +96,21 @@ public static class BenchCommand
             return result.Phases.Any(p => p.Errors > 0) ? 1 : 0;
         });
         return command;
+    }
+
+    /// <summary><c>bench --faults</c>: <see cref="FaultBench"/>, its report written and printed.</summary>
+    private static async Task<int> RunFaultsAsync(ParseResult parse, Option<string?> output, Option<int?> products, Option<int> window, CancellationToken cancellationToken)
+    {
+        var options = new FaultBench.Options(
+            parse.GetValue(output) ?? Path.Combine(LocalSystem.LocalSystem.RepositoryRoot(), "docs", "results", "faults"),
+            parse.GetValue(products) ?? 2_000,
+            TimeSpan.FromSeconds(parse.GetValue(window)),
+            LocalSystem.LocalSystem.CurrentConfiguration);
+        var rows = await FaultBench.RunAsync(options, line => Console.Error.WriteLine(line), cancellationToken);
+        var commandLine = string.Join(" ", ["dotnet run -c Release --project LoadGen --", .. parse.Tokens.Select(t => t.Value)]);
+        await FaultBench.WriteAsync(options, rows, commandLine, cancellationToken);
+        Console.WriteLine(await File.ReadAllTextAsync(Path.Combine(options.OutputDirectory, FaultBench.ReportFile), cancellationToken));
+        return 0;
     }
 
     /// <summary>Re-renders every marked table of README.md and docs/ from the committed reports (<see cref="BenchSnippets"/>).</summary>

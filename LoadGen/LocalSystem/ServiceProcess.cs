@@ -123,10 +123,13 @@ public sealed partial class ServiceProcess : IAsyncDisposable
     /// Freezes the process (SIGSTOP), as a replica that is stuck (a long GC pause, a deadlock, a paused VM): the kernel
     /// still accepts connections for it and takes the requests, and nothing answers. <see cref="ThawAsync"/> undoes it.
     /// </summary>
-    public Task FreezeAsync() => SignalAsync("-STOP");
+    public Task FreezeAsync() => ProcessFaults.FreezeAsync(_process.Id);
 
     /// <summary>Lets a frozen process run again (SIGCONT).</summary>
-    public Task ThawAsync() => SignalAsync("-CONT");
+    public Task ThawAsync() => ProcessFaults.ThawAsync(_process.Id);
+
+    /// <summary>Leaves the process a tenth of a core (a cgroup's CPU quota; root only) until the task it returns is run.</summary>
+    public Task<Func<Task>> StarveAsync() => ProcessFaults.StarveAsync(_process.Id);
 
     private async Task SignalAsync(string signal)
     {

@@ -80,7 +80,7 @@ internal sealed class PerfVariantsMiddleware(RequestDelegate next, PitfallFlags 
         finally
         {
             PitfallMetrics.RecordEnd(context, variants, body);
-            RuntimeCounters.AddResponse(body.Bytes, body.Flushes);
+            RuntimeCounters.AddResponse(body.Bytes, body.Flushes, served: variants.Own is not null);
             KeepControlRequestsOutOfRequestMetrics(context, variants);
         }
     }

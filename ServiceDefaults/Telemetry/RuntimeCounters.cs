@@ -9,16 +9,24 @@ namespace HttpPerf.ServiceDefaults.Telemetry;
 /// after its client left never leaves it. <see cref="ResponseBodyBytes"/> and <see cref="ResponseWrites"/> add
 /// up what handlers wrote and in how many flushes (each an HTTP chunk and a send): their ratio is the mean write.
 /// <see cref="JitSeconds"/> is the time spent compiling methods: still rising, the process is not warm yet.
+/// <see cref="ServedRequests"/> counts the requests a pitfall served (the lessons' routes: not probes, /runtime or /flags),
+/// however they ended: a Catalog replica's count is the Catalog calls it took.
 /// </summary>
-public sealed record RuntimeCounters(long AllocatedBytes, int Gen0Collections, int Gen1Collections, int Gen2Collections, double CpuSeconds, long WorkingSetBytes, long ActiveRequests, long ResponseBodyBytes, long ResponseWrites, double JitSeconds)
+public sealed record RuntimeCounters(long AllocatedBytes, int Gen0Collections, int Gen1Collections, int Gen2Collections, double CpuSeconds, long WorkingSetBytes, long ActiveRequests, long ResponseBodyBytes, long ResponseWrites, double JitSeconds, long ServedRequests)
 {
+    private static long s_served;
     private static long s_active;
     private static long s_responseBytes;
     private static long s_responseWrites;
     private static long s_allocatedHighWater;
 
-    internal static void AddResponse(long bytes, long writes)
+    internal static void AddResponse(long bytes, long writes, bool served)
     {
+        if (served)
+        {
+            Interlocked.Increment(ref s_served);
+        }
+
         Interlocked.Add(ref s_responseBytes, bytes);
         Interlocked.Add(ref s_responseWrites, writes);
     }
@@ -36,7 +44,8 @@ public sealed record RuntimeCounters(long AllocatedBytes, int Gen0Collections, i
             Interlocked.Read(ref s_active),
             Interlocked.Read(ref s_responseBytes),
             Interlocked.Read(ref s_responseWrites),
-            System.Runtime.JitInfo.GetCompilationTime().TotalSeconds);
+            System.Runtime.JitInfo.GetCompilationTime().TotalSeconds,
+            Interlocked.Read(ref s_served));
     }
 
     /// <summary>

@@ -56,8 +56,16 @@ public sealed class ContainerFaultTests(ContainerModeFixture system) : IClassFix
     {
         SkipWithoutEngine();
         var id = system.ContainerIds["catalog-1"];
-        await FaultAsync("pause catalog-1 for 20 s", () => ContainerEngine.Run("pause", id), () => ContainerEngine.Run("unpause", id));
+        var (load, at) = await FaultAsync("pause catalog-1 for 20 s", () => ContainerEngine.Run("pause", id), () => ContainerEngine.Run("unpause", id));
         await AssertTakesTrafficAsync("catalog-1", "/api/catalog/products");
+
+        // The product list, with Frontend.Replicas optimized (every flag's default): its Catalog call hedged to catalog-2
+        // and catalog-1 left out, so no product list begun a second after the freeze takes longer than the slowest one
+        // before it + 1 s (docs/pitfalls/Frontend.Replicas.md).
+        var lists = load.Exchanges.Where(e => e.Path == "/api/products").ToList();
+        var healthy = lists.Where(e => e.Start + e.Elapsed < at).Max(e => e.Elapsed) + TimeSpan.FromSeconds(1);
+        Assert.All(lists.Where(e => e.Start >= at + TimeSpan.FromSeconds(1)), e => Assert.True(e.Status == 200 && e.Elapsed <= healthy,
+            $"a product list begun {(e.Start - at).TotalSeconds:F1} s after the freeze: {e.Status} in {e.Elapsed.TotalMilliseconds:F0} ms (bound {healthy.TotalMilliseconds:F0} ms)"));
     }
 
     [Fact]
@@ -191,7 +199,7 @@ public sealed class ContainerFaultTests(ContainerModeFixture system) : IClassFix
     /// <see cref="SilentBound"/>, and the Gateway's health check takes it out, so the catalog's own requests sent
     /// <see cref="TakenOutWithin"/> after the fault and before it ends come back at once.
     /// </summary>
-    private async Task FaultAsync(string fault, Action make, Action undo)
+    private async Task<(SteadyLoad Load, TimeSpan At)> FaultAsync(string fault, Action make, Action undo)
     {
         var load = new SteadyLoad();
         var running = load.RunAsync(system.Gateway, Paths, perSecond: 4, TimeSpan.FromSeconds(40), Cancel);
@@ -220,6 +228,7 @@ public sealed class ContainerFaultTests(ContainerModeFixture system) : IClassFix
         Assert.All(
             load.Exchanges.Where(e => e.Path == "/api/catalog/products" && e.Start > at + TakenOutWithin && e.Start < end),
             e => Assert.True(e.Elapsed < TimeSpan.FromSeconds(2), $"catalog at {e.Start.TotalSeconds:F1} s took {e.Elapsed.TotalSeconds:F1} s: the replica was not taken out"));
+        return (load, at);
     }
 
     /// <summary>The Gateway's activity timeout of the frontend cluster (30 s), above Frontend.Api's 20 s per attempt, and a margin.</summary>
