@@ -17,7 +17,7 @@ public static class FrontendServiceExtensions
             .Validate(o => o.HedgeFloor > TimeSpan.Zero && o.HedgeFloor <= o.HedgeCeiling, "Frontend:Replicas:HedgeFloor must be positive and at most Frontend:Replicas:HedgeCeiling.")
             .Validate(o => o.HedgeBudget is >= 0 and <= 1, "Frontend:Replicas:HedgeBudget is a fraction of calls, from 0 to 1.")
             .Validate(o => o.EjectAfterStrikes >= 1, "Frontend:Replicas:EjectAfterStrikes must be at least 1.")
-            .Validate(o => o.EjectionTime > TimeSpan.Zero && o.ProbeInterval > TimeSpan.Zero, "Frontend:Replicas:EjectionTime and Frontend:Replicas:ProbeInterval must be positive.")
+            .Validate(o => o.EjectionTime > TimeSpan.Zero && o.ProbeInterval > TimeSpan.Zero && o.LatencyDecay > TimeSpan.Zero, "Frontend:Replicas:EjectionTime, ProbeInterval and LatencyDecay must be positive.")
             .Validate(o => o.AttemptTimeout > TimeSpan.Zero && o.AttemptTimeout <= o.TotalTimeout, "Frontend:Replicas:AttemptTimeout must be positive and at most Frontend:Replicas:TotalTimeout.")
             .ValidateOnStart();
 

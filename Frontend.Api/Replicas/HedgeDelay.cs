@@ -15,21 +15,25 @@ internal sealed class HedgeDelay(IOptions<ReplicaOptions> options)
     private const int Window = 128;
     private const int Enough = 20;
 
-    private readonly ConcurrentDictionary<string, Recent> _calls = new(StringComparer.Ordinal);
+    private readonly ConcurrentDictionary<string, Recent> _answers = new(StringComparer.Ordinal);
 
     public TimeSpan For(string path)
     {
-        var p95 = _calls.TryGetValue(path, out var recent) ? recent.Percentile(0.95) : null;
         var (floor, ceiling) = (options.Value.HedgeFloor, options.Value.HedgeCeiling);
-        return p95 is { } learnt ? TimeSpan.FromTicks(Math.Clamp(learnt.Ticks, floor.Ticks, ceiling.Ticks)) : ceiling;
+        return _answers.TryGetValue(path, out var recent) && recent.P95() is { } p95
+            ? TimeSpan.FromTicks(Math.Clamp(p95.Ticks, floor.Ticks, ceiling.Ticks))
+            : ceiling;
     }
 
-    public void Add(string path, TimeSpan headers) => _calls.GetOrAdd(path, static _ => new Recent()).Add(headers);
+    public void Add(string path, TimeSpan headers) => _answers.GetOrAdd(path, static _ => new Recent()).Add(headers);
 
+    /// <summary>One call's last answers; their p95 is sorted again every eighth answer, not on every call.</summary>
     private sealed class Recent
     {
         private readonly long[] _ticks = new long[Window];
         private int _count;
+        private int _sortedAt = -1;
+        private TimeSpan? _p95;
 
         public void Add(TimeSpan headers)
         {
@@ -39,21 +43,28 @@ internal sealed class HedgeDelay(IOptions<ReplicaOptions> options)
             }
         }
 
-        public TimeSpan? Percentile(double quantile)
+        public TimeSpan? P95()
         {
             long[] sorted;
             lock (_ticks)
             {
-                if (_count < Enough)
+                if (_count < Enough || (_sortedAt >= 0 && _count - _sortedAt < 8))
                 {
-                    return null;
+                    return _count < Enough ? null : _p95;
                 }
 
+                _sortedAt = _count;
                 sorted = _ticks[..Math.Min(_count, Window)];
             }
 
             Array.Sort(sorted);
-            return TimeSpan.FromTicks(sorted[(int)Math.Ceiling(quantile * sorted.Length) - 1]);
+            var p95 = TimeSpan.FromTicks(sorted[(int)Math.Ceiling(0.95 * sorted.Length) - 1]);
+            lock (_ticks)
+            {
+                _p95 = p95;
+            }
+
+            return p95;
         }
     }
 }

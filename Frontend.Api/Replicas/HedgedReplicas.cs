@@ -8,12 +8,13 @@ using Polly.Hedging;
 namespace Frontend.Api.Replicas;
 
 /// <summary>
-/// The fix for a stuck replica, as "The Tail at Scale" (Dean and Barroso, 2013) and gRPC's hedging (gRFC A6) do it:
-/// when a call's first attempt has not answered its headers within about the p95 of that call's recent answers
-/// (<see cref="HedgeDelay"/>), a second attempt goes to a <em>different</em> replica, the first to answer wins and the
-/// other is cancelled; a replica whose attempts time out, are refused or keep losing is left out of the choice until
-/// it answers its health probe again (<see cref="ReplicaSet"/>); and hedges spend a budget that every call refills a
-/// little (<see cref="HedgeBudget"/>), so a slow Catalog as a whole is not asked twice for everything.
+/// The fix for a slow or stuck replica, as Linkerd's balancer, "The Tail at Scale" (Dean and Barroso, 2013) and gRPC's
+/// hedging (gRFC A6) do it: each attempt goes to the replica with the lowest recent latency times load
+/// (<see cref="ReplicaSet"/>); when a call's first attempt has not answered its headers within about the p95 of that
+/// call's recent answers (<see cref="HedgeDelay"/>), a second attempt goes to a <em>different</em> replica, the first to
+/// answer wins and the other is cancelled; a replica whose attempts time out, are refused or keep losing is left out
+/// of the choice until it answers its health probe again; and hedges spend a budget that every call refills a little
+/// (<see cref="HedgeBudget"/>), so a slow Catalog as a whole is not asked twice for everything.
 /// Polly's hedging strategy runs the attempts and cancels the loser; service discovery resolves the replicas. What
 /// neither has is written here: the choice of replica per attempt (the discovery's round robin is internal and shared
 /// by every call), the ejection, the learnt delay and the budget. Its page: docs/pitfalls/Frontend.Replicas.md.

@@ -4,9 +4,10 @@ namespace Frontend.Api.Replicas;
 
 /// <summary>
 /// Under the hedging strategy, once per attempt: sends the attempt to a replica that this call has not tried yet,
-/// preferring those not left out (<see cref="ReplicaSet.ChooseAsync"/>), and tells the set how it went: an answer
-/// clears the replica's strikes and teaches <see cref="HedgeDelay"/> how long headers take; a failure, a timeout or a
-/// lost race (cancelled while the caller still waits) is a strike. Its page: docs/pitfalls/Frontend.Replicas.md.
+/// the cheapest by its recent latency and load (<see cref="ReplicaSet.ChooseAsync"/>), and tells the set how it went:
+/// how long the attempt took (the replica's latency), an answer clears the replica's strikes and teaches
+/// <see cref="HedgeDelay"/> how long headers take; a failure, a timeout or a lost race (cancelled while the caller still
+/// waits) is a strike. Its page: docs/pitfalls/Frontend.Replicas.md.
 /// </summary>
 internal sealed class ReplicaRouting(ReplicaSet replicas, HedgeDelay delay, HedgeBudget budget) : DelegatingHandler
 {
@@ -26,9 +27,12 @@ internal sealed class ReplicaRouting(ReplicaSet replicas, HedgeDelay delay, Hedg
         var replica = await replicas.ChooseAsync(call.ServiceUri, call.Tried, cancellationToken);
         request.RequestUri = replica.Route(call.ServiceUri);
         var started = Stopwatch.GetTimestamp();
+        replica.Begin();
         try
         {
             var response = await base.SendAsync(request, cancellationToken);
+            var took = Stopwatch.GetElapsedTime(started);
+            replica.End(took);
             if ((int)response.StatusCode >= 500)
             {
                 replica.Strike("answered " + (int)response.StatusCode);
@@ -36,7 +40,7 @@ internal sealed class ReplicaRouting(ReplicaSet replicas, HedgeDelay delay, Hedg
             else
             {
                 replica.Answered();
-                delay.Add(call.ServiceUri.AbsolutePath, Stopwatch.GetElapsedTime(started));
+                delay.Add(call.ServiceUri.AbsolutePath, took);
             }
 
             return response;
@@ -45,15 +49,18 @@ internal sealed class ReplicaRouting(ReplicaSet replicas, HedgeDelay delay, Hedg
         {
             // Cancelled by the hedging strategy (another attempt answered first) or the attempt timeout; a caller that
             // left cancels every attempt, and that says nothing about the replica.
+            var took = Stopwatch.GetElapsedTime(started);
+            replica.End(took);
             if (!CatalogAttempts.CallerLeft(request))
             {
-                replica.Strike($"no answer in {Stopwatch.GetElapsedTime(started).TotalMilliseconds:F0} ms");
+                replica.Strike($"no answer in {took.TotalMilliseconds:F0} ms");
             }
 
             throw;
         }
         catch (HttpRequestException failure)
         {
+            replica.End(Stopwatch.GetElapsedTime(started));
             replica.Strike(failure.HttpRequestError.ToString());
             throw;
         }

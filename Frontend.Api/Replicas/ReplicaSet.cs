@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Diagnostics;
 using System.Net;
 using HttpPerf.ServiceDefaults.Contract;
 using Microsoft.Extensions.Options;
@@ -7,7 +8,8 @@ using Microsoft.Extensions.ServiceDiscovery;
 namespace Frontend.Api.Replicas;
 
 /// <summary>
-/// The Catalog's replicas as service discovery lists them, each with its standing: in the choice, or left out after
+/// The Catalog's replicas as service discovery lists them, each with its latency and attempts in flight, by which a
+/// call's attempt takes the cheapest (as Finagle's and Linkerd's balancers do), and its standing: in the choice, or left out after
 /// <see cref="ReplicaOptions.EjectAfterStrikes"/> strikes in a row (attempts that failed, timed out or lost a race)
 /// and probed on <c>/alive</c> until it answers again, at least <see cref="ReplicaOptions.EjectionTime"/> later, and
 /// twice that each time it is left out again without a real answer between (at most eight times), as Envoy's outlier
@@ -26,8 +28,9 @@ internal sealed partial class ReplicaSet(ServiceEndpointResolver resolver, IOpti
     private DateTimeOffset Now => time.GetUtcNow();
 
     /// <summary>
-    /// The replica for a call's next attempt: one it has not tried, in the choice if any is, taken in turn; a replica
-    /// left out only when every untried one is; and, when the call has tried them all, the next in turn again.
+    /// The replica for a call's next attempt: among those it has not tried, in the choice if any is (else any it has not
+    /// tried, else any), the one whose recent latency times its attempts in flight is lowest (<see cref="Replica.Cost"/>),
+    /// ties taken in turn.
     /// </summary>
     public async ValueTask<Replica> ChooseAsync(Uri serviceUri, List<Replica> tried, CancellationToken cancellationToken)
     {
@@ -38,9 +41,16 @@ internal sealed partial class ReplicaSet(ServiceEndpointResolver resolver, IOpti
             throw new HttpRequestException(HttpRequestError.NameResolutionError, $"Service discovery lists no replica of {serviceUri.Authority}.");
         }
 
-        var untried = all.Where(r => !tried.Contains(r)).ToList();
+        List<Replica> untried;
+        lock (tried)
+        {
+            untried = all.Where(r => !tried.Contains(r)).ToList();
+        }
+
         var candidates = untried.Where(r => r.InChoice).ToList() is { Count: > 0 } admitted ? admitted : untried.Count > 0 ? untried : all;
-        var chosen = candidates[(int)((uint)Interlocked.Increment(ref _next) % (uint)candidates.Count)];
+        var now = Stopwatch.GetTimestamp();
+        var turn = (int)((uint)Interlocked.Increment(ref _next) % (uint)candidates.Count);
+        var chosen = candidates.Skip(turn).Concat(candidates.Take(turn)).MinBy(r => r.Cost(now, Options.LatencyDecay))!;
         lock (tried)
         {
             tried.Add(chosen);
@@ -102,12 +112,15 @@ internal sealed partial class ReplicaSet(ServiceEndpointResolver resolver, IOpti
     [LoggerMessage(LogLevel.Information, "Catalog replica {Replica} answered its probe and is back in the choice")]
     private partial void LogReadmitted(Uri replica);
 
-    /// <summary>One replica and its standing.</summary>
+    /// <summary>One replica and its standing: in the choice or out, strikes, its latency (a peak-sensitive moving average) and attempts in flight.</summary>
     internal sealed class Replica(Uri address, ReplicaSet set)
     {
         private readonly Lock _lock = new();
         private int _strikes;
         private int _ejections;
+        private int _inFlight;
+        private double _latencyMs;
+        private long _observed = Stopwatch.GetTimestamp();
 
         public Uri Address { get; } = address;
 
@@ -115,6 +128,43 @@ internal sealed partial class ReplicaSet(ServiceEndpointResolver resolver, IOpti
 
         /// <summary>The request's address on this replica: its scheme, host and port, the call's path and query.</summary>
         public Uri Route(Uri serviceUri) => new UriBuilder(serviceUri) { Scheme = Address.Scheme, Host = Address.Host, Port = Address.Port }.Uri;
+
+        /// <summary>
+        /// What an attempt here costs, as Finagle's and Linkerd's balancers reckon it: the latency, decayed toward zero
+        /// while nothing is seen of it (a slow replica is tried again once it has been left alone for a while), at least
+        /// a millisecond (so a replica nothing is known of yet does not take every call at once), times one more than the
+        /// attempts now in flight (a frozen replica's pile up).
+        /// </summary>
+        public double Cost(long now, TimeSpan decay)
+        {
+            lock (_lock)
+            {
+                return Math.Max(1, Decayed(now, decay)) * (_inFlight + 1);
+            }
+        }
+
+        public void Begin() => Interlocked.Increment(ref _inFlight);
+
+        /// <summary>
+        /// An attempt took <paramref name="took"/>, however it ended: a time above the average replaces it at once (one
+        /// slow answer makes the replica expensive), a time below it pulls it down by how long ago the last one was.
+        /// </summary>
+        public void End(TimeSpan took)
+        {
+            var now = Stopwatch.GetTimestamp();
+            lock (_lock)
+            {
+                _inFlight--;
+                var ms = took.TotalMilliseconds;
+                var current = Decayed(now, set.Options.LatencyDecay);
+                _latencyMs = ms > current ? ms : current + (ms - current) * (1 - Weight(now, set.Options.LatencyDecay));
+                _observed = now;
+            }
+        }
+
+        private double Decayed(long now, TimeSpan decay) => _latencyMs * Weight(now, decay);
+
+        private double Weight(long now, TimeSpan decay) => Math.Exp(-Stopwatch.GetElapsedTime(_observed, now) / decay);
 
         public void Answered()
         {

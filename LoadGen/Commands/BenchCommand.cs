@@ -102,7 +102,7 @@ public static class BenchCommand
     private static async Task<int> RunFaultsAsync(ParseResult parse, Option<string?> output, Option<int?> products, Option<int> window, CancellationToken cancellationToken)
     {
         var options = new FaultBench.Options(
-            parse.GetValue(output) ?? Path.Combine(LocalSystem.LocalSystem.RepositoryRoot(), "docs", "results", "faults"),
+            parse.GetValue(output) ?? Path.Combine(LocalSystem.LocalSystem.RepositoryRoot(), "docs", "results", FaultBench.Results),
             parse.GetValue(products) ?? 2_000,
             TimeSpan.FromSeconds(parse.GetValue(window)),
             LocalSystem.LocalSystem.CurrentConfiguration);
@@ -121,7 +121,8 @@ public static class BenchCommand
         foreach (var page in BenchSnippets.Pages(root))
         {
             var text = await File.ReadAllTextAsync(page, cancellationToken);
-            var updated = BenchSnippets.Update(text, reports, () => Latency.LatencyResult.Read(Path.Combine(root, "docs", "results", BenchSnippets.LatencyResults)));
+            var updated = BenchSnippets.Update(text, reports, () => Latency.LatencyResult.Read(Path.Combine(root, "docs", "results", BenchSnippets.LatencyResults)),
+                () => FaultBench.Read(Path.Combine(root, "docs", "results", FaultBench.Results)));
             if (updated != text)
             {
                 await File.WriteAllTextAsync(page, updated, cancellationToken);

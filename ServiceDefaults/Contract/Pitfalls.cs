@@ -26,7 +26,7 @@ public static class Pitfalls
             "Utf8JsonReader reads each product in place off the socket and Utf8JsonWriter writes its view field by field: no object per product"),
         new(FrontendReplicas, SystemContract.Frontend,
             "the template's client: round robin over the Catalog's replicas; a hung one is left only after a 20 s attempt timeout",
-            "a hedge to another replica after the call's recent p95; a replica that hangs is left out until it answers"),
+            "the replica with the lowest recent latency; a hedge to another after the call's p95; one that hangs is left out until it answers"),
         new(CatalogSerialization, SystemContract.Catalog,
             "the whole list goes through MVC's Newtonsoft.Json formatter, which spools the body to a temp file",
             "source-generated JsonSerializer.SerializeAsync streams the reader's rows as Product objects into the response",

@@ -36,7 +36,7 @@ public sealed class ReplicaFaultCommandTests
         var frozenAt = load.Now;
         var freeze = await system.Commands.ExecuteCommandAsync(Replica, "freeze-60s", Cancel);
         Assert.True(freeze.Success, freeze.Message);
-        Assert.Equal('T', State(pid));
+        Assert.True(await Poll.UntilAsync(() => State(pid) == 'T', TimeSpan.FromSeconds(2)), $"catalog-2 is {State(pid)}, not stopped");
         await running;
         Assert.NotEqual('T', State(pid));
         TestContext.Current.TestOutputHelper?.WriteLine($"catalog-2 frozen for {Fault.TotalSeconds} s by the dashboard's command: {load.Summary(frozenAt)}");

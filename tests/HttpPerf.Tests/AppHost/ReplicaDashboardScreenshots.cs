@@ -1,0 +1,99 @@
+using System.Diagnostics;
+using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.Tests.Infrastructure;
+using LoadGen.LocalSystem;
+using Microsoft.Playwright;
+
+namespace HttpPerf.Tests.AppHost;
+
+/// <summary>
+/// Remakes the pictures of docs/pitfalls/Frontend.Replicas.md from the real Aspire dashboard, when asked (about four
+/// minutes): <c>ASPIRE_DASHBOARD_SCREENSHOTS=docs/dashboard dotnet test HttpPerf.slnx --filter ReplicaDashboardScreenshots</c>.
+/// The AppHost runs with a 2,000-product catalog; product lists go through the Gateway at 2 a second, following the
+/// flags; catalog-2 is frozen from its command menu for 40 s, once with Frontend.Replicas naive and once optimized;
+/// then the frontend's request duration over both, and the trace of a hedged product list.
+/// </summary>
+[Trait(Kind.Name, Kind.AppHost)]
+public sealed class ReplicaDashboardScreenshots
+{
+    private const string Replica = SystemContract.Catalog + "-2";
+
+    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
+
+    [Fact]
+    public async Task The_freeze_command_the_product_lists_p99_under_each_rung_and_a_hedged_trace()
+    {
+        var folder = Environment.GetEnvironmentVariable("ASPIRE_DASHBOARD_SCREENSHOTS");
+        if (string.IsNullOrEmpty(folder))
+        {
+            Assert.Skip("Set ASPIRE_DASHBOARD_SCREENSHOTS to a folder to remake the pictures of docs/pitfalls/Frontend.Replicas.md.");
+        }
+
+        folder = Path.GetFullPath(folder, LocalSystem.RepositoryRoot());
+        Directory.CreateDirectory(folder);
+        await using var system = new AppHostFixture(AppHostFixture.SmallCatalog, "--AppHost:FaultSeconds=40");
+        await system.InitializeAsync();
+        await using var browser = await Chromium.LaunchAsync();
+        var page = await browser.NewPageAsync();
+        await page.SetViewportSizeAsync(1500, 950);
+        await page.GotoAsync(new Uri(system.Dashboard, $"/login?t={system.BrowserToken}").ToString());
+        await Assertions.Expect(page.GetByRole(AriaRole.Row).Filter(new() { HasText = SystemContract.Gateway })).ToBeVisibleAsync();
+
+        // catalog-2's command menu, with the fault commands.
+        await page.GetByRole(AriaRole.Row).Filter(new() { Has = page.GetByText(Replica, new() { Exact = true }) }).First
+            .GetByRole(AriaRole.Button, new() { Name = "Actions" }).ClickAsync();
+        await page.Locator("[role=menuitem]:visible").Filter(new() { HasText = "Commands" }).First.HoverAsync();
+        await page.WaitForTimeoutAsync(700);
+        await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "replicas-command-menu.png") });
+        await page.Keyboard.PressAsync("Escape");
+
+        var report = new List<string>();
+        foreach (var rung in new[] { PerfMode.Naive, PerfMode.Optimized })
+        {
+            var flip = await system.Commands.ExecuteCommandAsync(SystemContract.Frontend, $"{Pitfalls.FrontendReplicas}-{rung}", Cancel);
+            Assert.True(flip.Success, flip.Message);
+            await Http.GetUntilServedAsync(system.Gateway, "/api/products", $"{Pitfalls.FrontendReplicas}={rung}");
+            var load = new SteadyLoad();
+            var running = load.RunAsync(system.Gateway, ["/api/products"], perSecond: 2, TimeSpan.FromSeconds(60), Cancel);
+            await Task.Delay(TimeSpan.FromSeconds(10), Cancel);
+            var frozenAt = load.Now;
+            var freeze = await system.Commands.ExecuteCommandAsync(Replica, "freeze-60s", Cancel);
+            Assert.True(freeze.Success, freeze.Message);
+            await running;
+            report.Add($"{rung}: {load.Summary(frozenAt)}");
+        }
+
+        File.WriteAllLines(Path.Combine(folder, "replicas-run.txt"), report);
+
+        // The frontend's request duration over both runs: the P99 line past 20 s under naive, flat under optimized.
+        await page.GotoAsync(new Uri(system.Dashboard, "/metrics/resource/frontend?meter=Microsoft.AspNetCore.Hosting&instrument=http.server.request.duration&duration=5&view=Graph").ToString());
+        await page.WaitForTimeoutAsync(6_000);
+        await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "replicas-p99.png") });
+
+        // A product list whose Catalog call was hedged: the first attempt cancelled, the hedge answered.
+        var traceId = await HedgedTraceAsync(system);
+        await page.GotoAsync(new Uri(system.Dashboard, $"/traces/detail/{traceId}").ToString());
+        await Assertions.Expect(page.GetByText("catalog attempt 2 (hedge)").First).ToBeVisibleAsync();
+        await page.WaitForTimeoutAsync(2_000);
+        await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "replicas-hedged-trace.png") });
+    }
+
+    private static async Task<string> HedgedTraceAsync(AppHostFixture system)
+    {
+        using var dashboard = new HttpClient { BaseAddress = system.Dashboard };
+        dashboard.DefaultRequestHeaders.Add("x-api-key", system.DashboardApiKey);
+        var clock = Stopwatch.StartNew();
+        while (clock.Elapsed < TimeSpan.FromSeconds(30))
+        {
+            var spans = await DashboardSpans.GetAsync(dashboard, traceId: null, Cancel, resourceName: SystemContract.Frontend);
+            if (spans.LastOrDefault(s => s.Name == "catalog attempt 2 (hedge)") is { } span)
+            {
+                return span.TraceId;
+            }
+
+            await Task.Delay(1_000, Cancel);
+        }
+
+        throw new TimeoutException("No hedged Catalog attempt reached the dashboard in 30 s.");
+    }
+}
