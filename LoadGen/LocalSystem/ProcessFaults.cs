@@ -19,9 +19,13 @@ public static class ProcessFaults
     /// <summary>Whether this process may starve another: root, and a cgroup file system with the CPU controller.</summary>
     public static bool CanStarve => Environment.UserName == "root" && (Unified || Directory.Exists(CpuRoot));
 
-    public static Task FreezeAsync(int pid) => RunAsync("kill", "-STOP", Id(pid));
+    /// <summary>
+    /// Stops <paramref name="pid"/> and every process below it: under the AppHost, a project's process is <c>dotnet run</c>,
+    /// and the service is its child.
+    /// </summary>
+    public static Task FreezeAsync(int pid) => RunAsync("kill", ["-STOP", .. WithDescendants(pid).Select(Id)]);
 
-    public static Task ThawAsync(int pid) => RunAsync("kill", "-CONT", Id(pid));
+    public static Task ThawAsync(int pid) => RunAsync("kill", ["-CONT", .. WithDescendants(pid).Select(Id)]);
 
     /// <summary>Moves <paramref name="pid"/> into a cgroup limited to <paramref name="cores"/> of a core; the task it returns puts it back.</summary>
     public static async Task<Func<Task>> StarveAsync(int pid, double cores = 0.1)
@@ -42,16 +46,20 @@ public static class ProcessFaults
             await File.WriteAllTextAsync(Path.Combine(starved, "cpu.cfs_quota_us"), quota);
         }
 
-        await File.WriteAllTextAsync(Path.Combine(starved, "cgroup.procs"), Id(pid));
+        var tree = WithDescendants(pid);
+        foreach (var process in tree)
+        {
+            await File.WriteAllTextAsync(Path.Combine(starved, "cgroup.procs"), Id(process));
+        }
+
         return async () =>
         {
             try
             {
-                await File.WriteAllTextAsync(Path.Combine(home, "cgroup.procs"), Id(pid));
-            }
-            catch (IOException) when (!Directory.Exists($"/proc/{pid}"))
-            {
-                // The process has gone: nothing to move back.
+                foreach (var process in tree.Where(p => Directory.Exists($"/proc/{p}")))
+                {
+                    await File.WriteAllTextAsync(Path.Combine(home, "cgroup.procs"), Id(process));
+                }
             }
             finally
             {
@@ -71,6 +79,43 @@ public static class ProcessFaults
         if (process.ExitCode != 0)
         {
             throw new InvalidOperationException($"{program} {string.Join(' ', arguments)} exited with {process.ExitCode}: {(await error).Trim()}");
+        }
+    }
+
+    /// <summary><paramref name="pid"/> and every process below it, from each process's parent in /proc/&lt;pid&gt;/stat.</summary>
+    public static IReadOnlyList<int> WithDescendants(int pid)
+    {
+        var parents = new Dictionary<int, int>();
+        foreach (var directory in Directory.EnumerateDirectories("/proc"))
+        {
+            if (int.TryParse(Path.GetFileName(directory), out var child) && ParentOf(child) is int parent)
+            {
+                parents[child] = parent;
+            }
+        }
+
+        var tree = new List<int> { pid };
+        for (var i = 0; i < tree.Count; i++)
+        {
+            tree.AddRange(parents.Where(p => p.Value == tree[i]).Select(p => p.Key));
+        }
+
+        return tree;
+    }
+
+    /// <summary>The parent of <paramref name="pid"/>; null when it has gone or is a zombie.</summary>
+    public static int? ParentOf(int pid)
+    {
+        try
+        {
+            // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'.
+            var stat = File.ReadAllText($"/proc/{pid}/stat");
+            var fields = stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
+            return fields[0] == "Z" ? null : int.Parse(fields[1], CultureInfo.InvariantCulture);
+        }
+        catch (IOException)
+        {
+            return null;
         }
     }
 

@@ -43,7 +43,7 @@ public sealed class AspireDashboardScreenshots
             await Assertions.Expect(page.GetByRole(AriaRole.Row).Filter(new() { HasText = SystemContract.Gateway })).ToBeVisibleAsync();
 
             // LoadGen, started from its row; a minute of load that follows the flags, all optimized.
-            await RowAsync(page, SystemContract.LoadGen).GetByRole(AriaRole.Button, new() { Name = "Start resource" }).ClickAsync();
+            await DashboardPage.Row(page, SystemContract.LoadGen).GetByRole(AriaRole.Button, new() { Name = "Start resource" }).ClickAsync();
             await WaitForStateAsync(system, SystemContract.LoadGen, KnownResourceStates.Running);
             await Task.Delay(TimeSpan.FromSeconds(60), Cancel);
             // After that minute: LoadGen's line (the text of its /status link) says what it has sent.
@@ -52,7 +52,7 @@ public sealed class AspireDashboardScreenshots
             await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "aspire-resources.png") });
 
             // The catalog's command menu: "⋯", then Commands.
-            await OpenCommandsAsync(page, SystemContract.Catalog);
+            await DashboardPage.OpenCommandsAsync(page, SystemContract.Catalog);
             await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "aspire-command-menu.png") });
             await page.Keyboard.PressAsync("Escape");
 
@@ -95,7 +95,7 @@ public sealed class AspireDashboardScreenshots
             await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "aspire-audit.png") });
 
             // A product list's trace: LoadGen's span for the whole request, the hops under it.
-            var traceId = await ProductListTraceAsync(system);
+            var traceId = await DashboardPage.TraceWithSpanAsync(system, SystemContract.LoadGen, "products GET /api/products", Cancel);
             await page.GotoAsync(new Uri(system.Dashboard, $"/traces/detail/{traceId}").ToString());
             await Assertions.Expect(page.GetByText("products GET /api/products").First).ToBeVisibleAsync();
             await page.WaitForTimeoutAsync(2_000);
@@ -103,7 +103,7 @@ public sealed class AspireDashboardScreenshots
 
             // "A/B: measure now", from LoadGen's menu: the answer opens at once.
             await page.GotoAsync(system.Dashboard.ToString());
-            await OpenCommandsAsync(page, SystemContract.LoadGen);
+            await DashboardPage.OpenCommandsAsync(page, SystemContract.LoadGen);
             await page.Locator("[role=menuitem]:visible").Filter(new() { HasText = "A/B: measure now" }).Last.ClickAsync();
             await Assertions.Expect(page.GetByText("p50 optimized / naive").First).ToBeVisibleAsync(new() { Timeout = 45_000 });
             await page.WaitForTimeoutAsync(1_000);
@@ -116,39 +116,9 @@ public sealed class AspireDashboardScreenshots
         }
     }
 
-    private static ILocator RowAsync(IPage page, string resource) =>
-        page.GetByRole(AriaRole.Row).Filter(new() { Has = page.GetByText(resource, new() { Exact = true }) }).First;
-
-    private static async Task OpenCommandsAsync(IPage page, string resource)
-    {
-        await RowAsync(page, resource).GetByRole(AriaRole.Button, new() { Name = "Actions" }).ClickAsync();
-        await page.Locator("[role=menuitem]:visible").Filter(new() { HasText = "Commands" }).First.HoverAsync();
-        await page.WaitForTimeoutAsync(700);
-    }
-
     private static async Task WaitForStateAsync(AppHostFixture system, string resource, string state)
     {
         using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(2));
         await system.App.ResourceNotifications.WaitForResourceAsync(resource, state, timeout.Token);
-    }
-
-    /// <summary>The newest LoadGen product-list trace the dashboard holds, found through its telemetry API.</summary>
-    private static async Task<string> ProductListTraceAsync(AppHostFixture system)
-    {
-        using var dashboard = new HttpClient { BaseAddress = system.Dashboard };
-        dashboard.DefaultRequestHeaders.Add("x-api-key", system.DashboardApiKey);
-        var clock = Stopwatch.StartNew();
-        while (clock.Elapsed < TimeSpan.FromSeconds(30))
-        {
-            var spans = await DashboardSpans.GetAsync(dashboard, traceId: null, Cancel, resourceName: SystemContract.LoadGen);
-            if (spans.LastOrDefault(s => s.Name == "products GET /api/products") is { } span)
-            {
-                return span.TraceId;
-            }
-
-            await Task.Delay(1_000, Cancel);
-        }
-
-        throw new TimeoutException("No LoadGen product-list trace reached the dashboard in 30 s.");
     }
 }

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.Tests.Infrastructure;
 using LoadGen.LocalSystem;
@@ -40,10 +39,7 @@ public sealed class ReplicaDashboardScreenshots
         await Assertions.Expect(page.GetByRole(AriaRole.Row).Filter(new() { HasText = SystemContract.Gateway })).ToBeVisibleAsync();
 
         // catalog-2's command menu, with the fault commands.
-        await page.GetByRole(AriaRole.Row).Filter(new() { Has = page.GetByText(Replica, new() { Exact = true }) }).First
-            .GetByRole(AriaRole.Button, new() { Name = "Actions" }).ClickAsync();
-        await page.Locator("[role=menuitem]:visible").Filter(new() { HasText = "Commands" }).First.HoverAsync();
-        await page.WaitForTimeoutAsync(700);
+        await DashboardPage.OpenCommandsAsync(page, Replica);
         await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "replicas-command-menu.png") });
         await page.Keyboard.PressAsync("Escape");
 
@@ -71,29 +67,10 @@ public sealed class ReplicaDashboardScreenshots
         await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "replicas-p99.png") });
 
         // A product list whose Catalog call was hedged: the first attempt cancelled, the hedge answered.
-        var traceId = await HedgedTraceAsync(system);
+        var traceId = await DashboardPage.TraceWithSpanAsync(system, SystemContract.Frontend, "catalog attempt 2 (hedge)", Cancel);
         await page.GotoAsync(new Uri(system.Dashboard, $"/traces/detail/{traceId}").ToString());
         await Assertions.Expect(page.GetByText("catalog attempt 2 (hedge)").First).ToBeVisibleAsync();
         await page.WaitForTimeoutAsync(2_000);
         await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "replicas-hedged-trace.png") });
-    }
-
-    private static async Task<string> HedgedTraceAsync(AppHostFixture system)
-    {
-        using var dashboard = new HttpClient { BaseAddress = system.Dashboard };
-        dashboard.DefaultRequestHeaders.Add("x-api-key", system.DashboardApiKey);
-        var clock = Stopwatch.StartNew();
-        while (clock.Elapsed < TimeSpan.FromSeconds(30))
-        {
-            var spans = await DashboardSpans.GetAsync(dashboard, traceId: null, Cancel, resourceName: SystemContract.Frontend);
-            if (spans.LastOrDefault(s => s.Name == "catalog attempt 2 (hedge)") is { } span)
-            {
-                return span.TraceId;
-            }
-
-            await Task.Delay(1_000, Cancel);
-        }
-
-        throw new TimeoutException("No hedged Catalog attempt reached the dashboard in 30 s.");
     }
 }

@@ -1,6 +1,7 @@
 extern alias AppHostAssembly;
 
 using System.Globalization;
+using Aspire.Hosting.Testing;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.Tests.Infrastructure;
 
@@ -36,9 +37,18 @@ public sealed class ReplicaFaultCommandTests
         var frozenAt = load.Now;
         var freeze = await system.Commands.ExecuteCommandAsync(Replica, "freeze-60s", Cancel);
         Assert.True(freeze.Success, freeze.Message);
-        Assert.True(await Poll.UntilAsync(() => State(pid) == 'T', TimeSpan.FromSeconds(2)), $"catalog-2 is {State(pid)}, not stopped");
+        // Under the AppHost the project's process is `dotnet run`; the service is its child: every one stopped, and
+        // catalog-2 itself silent.
+        var tree = ProcessTree.WithDescendants(pid);
+        Assert.True(tree.Count >= 1);
+        Assert.True(await Poll.UntilAsync(() => tree.All(p => State(p) == 'T'), TimeSpan.FromSeconds(2)), $"catalog-2's processes: {string.Join(", ", tree.Select(p => $"{p} {State(p)}"))}");
+        using (var direct = new HttpClient { BaseAddress = new Uri(system.App.GetEndpoint(Replica, "http").ToString()), Timeout = TimeSpan.FromSeconds(1) })
+        {
+            await Assert.ThrowsAnyAsync<TaskCanceledException>(() => direct.GetAsync(SystemContract.AlivePath, Cancel));
+        }
+
         await running;
-        Assert.NotEqual('T', State(pid));
+        Assert.All(tree, p => Assert.NotEqual('T', State(p)));
         TestContext.Current.TestOutputHelper?.WriteLine($"catalog-2 frozen for {Fault.TotalSeconds} s by the dashboard's command: {load.Summary(frozenAt)}");
         Assert.All(load.Exchanges, e => Assert.True(e.Status == 200 && e.Elapsed < TimeSpan.FromSeconds(2),
             $"begun {(e.Start - frozenAt).TotalSeconds:F1} s after the freeze: {e.Status} in {e.Elapsed.TotalMilliseconds:F0} ms ({load.Summary(frozenAt)})"));
@@ -51,10 +61,10 @@ public sealed class ReplicaFaultCommandTests
 
         var starve = await system.Commands.ExecuteCommandAsync(Replica, "starve-60s", Cancel);
         Assert.True(starve.Success, starve.Message);
-        Assert.Contains($"httpperf-starved-{pid}", File.ReadAllText($"/proc/{pid}/cgroup"));
+        Assert.All(tree, p => Assert.Contains($"httpperf-starved-{pid}", File.ReadAllText($"/proc/{p}/cgroup")));
         Assert.Equal(200, (await Http.GetAsync(system.Gateway, "/api/products", PerfMode.Optimized)).Status);
-        await Poll.UntilAsync(() => !File.ReadAllText($"/proc/{pid}/cgroup").Contains("httpperf-starved", StringComparison.Ordinal), Fault + TimeSpan.FromSeconds(5));
-        Assert.DoesNotContain("httpperf-starved", File.ReadAllText($"/proc/{pid}/cgroup"));
+        await Poll.UntilAsync(() => tree.All(p => !File.ReadAllText($"/proc/{p}/cgroup").Contains("httpperf-starved", StringComparison.Ordinal)), Fault + TimeSpan.FromSeconds(5));
+        Assert.All(tree, p => Assert.DoesNotContain("httpperf-starved", File.ReadAllText($"/proc/{p}/cgroup")));
     }
 
     // The process's state in /proc/<pid>/stat: R, S, D, or T when stopped.
