@@ -2,6 +2,7 @@ using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Net;
 using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.ServiceDefaults.Telemetry;
 using Microsoft.Extensions.Options;
 using Microsoft.Extensions.ServiceDiscovery;
 
@@ -87,6 +88,7 @@ internal sealed partial class ReplicaSet(ServiceEndpointResolver resolver, IOpti
                     continue;
                 }
 
+                using var probe = PerfTelemetry.ActivitySource.StartActivity(PerfTelemetry.ReplicaProbeActivity, ActivityKind.Internal, parentContext: default);
                 using var answer = await _probe.GetAsync(new Uri(replica.Address, SystemContract.AlivePath), _stopping.Token);
                 if (answer.IsSuccessStatusCode)
                 {
@@ -192,7 +194,11 @@ internal sealed partial class ReplicaSet(ServiceEndpointResolver resolver, IOpti
             }
 
             set.LogEjected(Address, leftOut.TotalSeconds, strikes, why);
-            _ = set.ProbeUntilBackAsync(this, set.Now + leftOut);
+            // Not under the request that made the last strike: the probes are no part of its trace.
+            using (ExecutionContext.SuppressFlow())
+            {
+                _ = Task.Run(() => set.ProbeUntilBackAsync(this, set.Now + leftOut));
+            }
         }
 
         public void Readmit()

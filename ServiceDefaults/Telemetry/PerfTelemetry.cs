@@ -12,6 +12,12 @@ public static class PerfTelemetry
     public static readonly ActivitySource ActivitySource = new(ActivitySourceName);
     public static readonly Meter Meter = new(MeterName);
 
+    /// <summary>
+    /// The activity of Frontend.Api's probe of a Catalog replica it left out (Frontend.Api/Replicas/ReplicaSet.cs): a
+    /// root of its own, dropped by the sampler as YARP's health checks are, with the probe's HttpClient span under it.
+    /// </summary>
+    public const string ReplicaProbeActivity = "catalog.replica_probe";
+
     /// <summary>Span attribute listing the <c>flag=variant</c> pairs that served a request.</summary>
     public const string VariantsTag = "perf.variants";
 
