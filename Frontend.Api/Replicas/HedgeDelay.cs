@@ -13,7 +13,7 @@ namespace Frontend.Api.Replicas;
 internal sealed class HedgeDelay(IOptions<ReplicaOptions> options)
 {
     private const int Window = 128;
-    private const int Enough = 20;
+    private const int Enough = 5;
 
     private readonly ConcurrentDictionary<string, Recent> _answers = new(StringComparer.Ordinal);
 

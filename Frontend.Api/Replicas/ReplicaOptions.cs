@@ -11,7 +11,7 @@ public sealed class ReplicaOptions
     public TimeSpan HedgeFloor { get; set; } = TimeSpan.FromMilliseconds(25);
 
     /// <summary>The most a first attempt waits for headers before a hedge, and the wait before the call has a p95.</summary>
-    public TimeSpan HedgeCeiling { get; set; } = TimeSpan.FromSeconds(1);
+    public TimeSpan HedgeCeiling { get; set; } = TimeSpan.FromMilliseconds(500);
 
     /// <summary>The hedges each call earns; over a long run, at most this fraction of calls is hedged.</summary>
     public double HedgeBudget { get; set; } = 0.1;
