@@ -4,7 +4,6 @@ using Aspire.Hosting;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
 using HttpPerf.Tests.Infrastructure;
-using LoadGen.LocalSystem;
 using Microsoft.Playwright;
 
 namespace HttpPerf.Tests.AppHost;
@@ -24,23 +23,13 @@ public sealed class AspireDashboardScreenshots
     [Fact]
     public async Task The_resources_a_command_menu_the_catalog_chart_a_trace_and_the_AB_answer()
     {
-        var folder = Environment.GetEnvironmentVariable("ASPIRE_DASHBOARD_SCREENSHOTS");
-        if (string.IsNullOrEmpty(folder))
-        {
-            Assert.Skip("Set ASPIRE_DASHBOARD_SCREENSHOTS to a folder to remake docs/dashboard.md's pictures of the Aspire dashboard.");
-        }
-
-        folder = Path.GetFullPath(folder, LocalSystem.RepositoryRoot());
-        Directory.CreateDirectory(folder);
+        var folder = DashboardPage.ScreenshotFolder("docs/dashboard.md's pictures of the Aspire dashboard");
         var system = new AppHostFixture(productCount: null);
         try
         {
             await system.InitializeAsync();
             await using var browser = await Chromium.LaunchAsync();
-            var page = await browser.NewPageAsync();
-            await page.SetViewportSizeAsync(1500, 950);
-            await page.GotoAsync(new Uri(system.Dashboard, $"/login?t={system.BrowserToken}").ToString());
-            await Assertions.Expect(page.GetByRole(AriaRole.Row).Filter(new() { HasText = SystemContract.Gateway })).ToBeVisibleAsync();
+            var page = await DashboardPage.LogInAsync(browser, system);
 
             // LoadGen, started from its row; a minute of load that follows the flags, all optimized.
             await DashboardPage.Row(page, SystemContract.LoadGen).GetByRole(AriaRole.Button, new() { Name = "Start resource" }).ClickAsync();

@@ -6,6 +6,28 @@ namespace HttpPerf.Tests.AppHost;
 /// <summary>What the screenshot runs do on the Aspire dashboard: find a resource's row, open its commands, find a trace.</summary>
 internal static class DashboardPage
 {
+    /// <summary>The folder <c>ASPIRE_DASHBOARD_SCREENSHOTS</c> names (made if missing), or the test skips, saying <paramref name="remakes"/>.</summary>
+    public static string ScreenshotFolder(string remakes)
+    {
+        var folder = Environment.GetEnvironmentVariable("ASPIRE_DASHBOARD_SCREENSHOTS");
+        if (string.IsNullOrEmpty(folder))
+        {
+            Assert.Skip($"Set ASPIRE_DASHBOARD_SCREENSHOTS to a folder to remake {remakes}.");
+        }
+
+        return Directory.CreateDirectory(Path.GetFullPath(folder, LoadGen.LocalSystem.LocalSystem.RepositoryRoot())).FullName;
+    }
+
+    /// <summary>A 1500x950 page logged in with the token, as a person does with the URL the AppHost prints, the resources listed.</summary>
+    public static async Task<IPage> LogInAsync(HttpPerf.Tests.Infrastructure.Chromium.BrowserSession browser, AppHostFixture system)
+    {
+        var page = await browser.NewPageAsync();
+        await page.SetViewportSizeAsync(1500, 950);
+        await page.GotoAsync(new Uri(system.Dashboard, $"/login?t={system.BrowserToken}").ToString());
+        await Assertions.Expect(page.GetByRole(AriaRole.Row).Filter(new() { HasText = HttpPerf.ServiceDefaults.Contract.SystemContract.Gateway })).ToBeVisibleAsync();
+        return page;
+    }
+
     public static ILocator Row(IPage page, string resource) =>
         page.GetByRole(AriaRole.Row).Filter(new() { Has = page.GetByText(resource, new() { Exact = true }) }).First;
 

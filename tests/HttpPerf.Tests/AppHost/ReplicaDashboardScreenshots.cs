@@ -1,6 +1,5 @@
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.Tests.Infrastructure;
-using LoadGen.LocalSystem;
 using Microsoft.Playwright;
 
 namespace HttpPerf.Tests.AppHost;
@@ -22,21 +21,11 @@ public sealed class ReplicaDashboardScreenshots
     [Fact]
     public async Task The_freeze_command_the_product_lists_p99_under_each_rung_and_a_hedged_trace()
     {
-        var folder = Environment.GetEnvironmentVariable("ASPIRE_DASHBOARD_SCREENSHOTS");
-        if (string.IsNullOrEmpty(folder))
-        {
-            Assert.Skip("Set ASPIRE_DASHBOARD_SCREENSHOTS to a folder to remake the pictures of docs/pitfalls/Frontend.Replicas.md.");
-        }
-
-        folder = Path.GetFullPath(folder, LocalSystem.RepositoryRoot());
-        Directory.CreateDirectory(folder);
+        var folder = DashboardPage.ScreenshotFolder("the pictures of docs/pitfalls/Frontend.Replicas.md");
         await using var system = new AppHostFixture(AppHostFixture.SmallCatalog, "--AppHost:FaultSeconds=40");
         await system.InitializeAsync();
         await using var browser = await Chromium.LaunchAsync();
-        var page = await browser.NewPageAsync();
-        await page.SetViewportSizeAsync(1500, 950);
-        await page.GotoAsync(new Uri(system.Dashboard, $"/login?t={system.BrowserToken}").ToString());
-        await Assertions.Expect(page.GetByRole(AriaRole.Row).Filter(new() { HasText = SystemContract.Gateway })).ToBeVisibleAsync();
+        var page = await DashboardPage.LogInAsync(browser, system);
 
         // catalog-2's command menu, with the fault commands.
         await DashboardPage.OpenCommandsAsync(page, Replica);
