@@ -23,8 +23,10 @@ internal static class ServiceResourceExtensions
     /// has one process per service, so the proxy buys nothing; with replicas (<c>WithReplicas</c>) it is what
     /// spreads requests, so a replicated project keeps it. A container is published on a port of this machine
     /// (<paramref name="port"/>, else a free one), and other containers call it on the containers' network.
-    /// The port stays the launch profile's (http://localhost:5100 for the Gateway), or a free one when Aspire is
-    /// asked for random ports (<c>aspire start --isolated</c> and the AppHost tests), so two instances never collide.
+    /// The port stays the launch profile's (http://localhost:5100 for the Gateway) or appsettings.json's (the services
+    /// name two listeners there, HTTP/1.1 and HTTP/2, which Aspire reads as the endpoints <c>http</c> and <c>h2</c>), or
+    /// a free one when Aspire is asked for random ports (<c>aspire start --isolated</c> and the AppHost tests), so two
+    /// instances never collide.
     /// </summary>
     public static Service WithDirectEndpoint(this Service service, int? port = null)
     {
@@ -43,23 +45,30 @@ internal static class ServiceResourceExtensions
                     return;
                 }
 
-                // A second replica (catalog-2) shares the launch profile, and so its port: it takes a free one instead.
+                // A second replica (catalog-2) shares the appsettings.json, and so its ports: it takes free ones instead.
                 var secondReplica = project.Resource.Name != service.Name;
-                project.WithEndpoint("http", endpoint =>
+                foreach (var name in new[] { SystemContract.HttpEndpoint, SystemContract.Http2Endpoint })
+                {
+                    project.WithEndpoint(name, endpoint =>
+                    {
+                        endpoint.IsProxied = false;
+                        if (randomPorts || secondReplica)
+                        {
+                            endpoint.Port = null;
+                            endpoint.TargetPort = null;
+                        }
+                    }, createIfNotExists: false);
+                }
+            },
+            container =>
+            {
+                container.WithEndpoint(SystemContract.HttpEndpoint, endpoint =>
                 {
                     endpoint.IsProxied = false;
-                    if (randomPorts || secondReplica)
-                    {
-                        endpoint.Port = null;
-                        endpoint.TargetPort = null;
-                    }
+                    endpoint.Port = randomPorts ? null : port;
                 }, createIfNotExists: false);
-            },
-            container => container.WithEndpoint("http", endpoint =>
-            {
-                endpoint.IsProxied = false;
-                endpoint.Port = randomPorts ? null : port;
-            }, createIfNotExists: false));
+                container.WithEndpoint(SystemContract.Http2Endpoint, endpoint => endpoint.IsProxied = false, createIfNotExists: false);
+            });
     }
 
     /// <summary>

@@ -4,6 +4,7 @@ using Gateway.Edge;
 using Gateway.Live;
 using Gateway.Relay;
 using Gateway.Replicas;
+using Gateway.Upstream;
 using HttpPerf.ServiceDefaults.FlagSources;
 using HttpPerf.ServiceDefaults.Selection;
 using Yarp.ReverseProxy.Forwarder;
@@ -42,6 +43,8 @@ public static class GatewayServiceExtensions
         builder.Services.AddSingleton<IForwarderHttpClientFactory, RotatingConnectionsHttpClientFactory>();
 
         builder.Services.AddPitfall<IExchangeLogger, BufferingExchangeLogger, StreamingExchangeLogger>(IExchangeLogger.Flag);
+        builder.Services.AddPitfall<IUpstreamProtocol, Http11Upstream, Http2ForRequestBodies>(IUpstreamProtocol.Flag);
+        builder.Services.AddOptions<UpstreamOptions>().BindConfiguration(UpstreamOptions.Section);
 
         builder.Services.AddSingleton<RecentExchanges>();
         builder.Services.AddOptions<AdminOptions>().BindConfiguration(AdminOptions.Section);
@@ -66,7 +69,8 @@ public static class GatewayServiceExtensions
 
     /// <summary>
     /// YARP's pipeline: the landing page's recorder, then the exchange logger (the Gateway.Buffering pitfall)
-    /// around every proxied request, then one more destination for a GET that failed before any response
+    /// around every proxied request, then the protocol to the service (Gateway.Upstream: the route's cluster, over
+    /// HTTP/1.1, or its HTTP/2 twin), then one more destination for a GET that failed before any response
     /// byte, and YARP's own balancing and passive health checks (policies in appsettings.json, per cluster).
     /// </summary>
     public static void UseProxyPipeline(this IReverseProxyApplicationBuilder proxy)
@@ -74,6 +78,7 @@ public static class GatewayServiceExtensions
         var recent = proxy.ApplicationServices.GetRequiredService<RecentExchanges>();
         proxy.Use(recent.RecordAsync);
         proxy.Use((context, next) => context.RequestServices.GetRequiredService<IExchangeLogger>().InvokeAsync(context, next));
+        proxy.Use((context, next) => context.RequestServices.GetRequiredService<IUpstreamProtocol>().InvokeAsync(context, next));
         proxy.Use(RetryOnAnotherDestination.InvokeAsync);
         proxy.UseSessionAffinity();
         proxy.UseLoadBalancing();

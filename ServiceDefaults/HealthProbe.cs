@@ -35,9 +35,17 @@ public static class HealthProbe
         }
     }
 
-    /// <summary>Where this service listens, from the same settings Kestrel reads: <c>HTTP_PORTS</c> (containers) or <c>ASPNETCORE_URLS</c>.</summary>
+    /// <summary>
+    /// Where this service listens over HTTP/1.1, from the same settings Kestrel reads: its <c>http</c> listener
+    /// (<c>Kestrel__Endpoints__http__Url</c>, which the images set), <c>HTTP_PORTS</c> or <c>ASPNETCORE_URLS</c>.
+    /// </summary>
     private static Uri LocalAddress()
     {
+        if (Environment.GetEnvironmentVariable(SystemContract.KestrelEndpointUrl(SystemContract.HttpEndpoint)) is { } listener)
+        {
+            return Loopback(listener);
+        }
+
         var ports = Environment.GetEnvironmentVariable("ASPNETCORE_HTTP_PORTS") ?? Environment.GetEnvironmentVariable("HTTP_PORTS");
         if (ports?.Split([';', ','], StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).FirstOrDefault() is { } port)
         {
@@ -45,13 +53,13 @@ public static class HealthProbe
         }
 
         var url = Environment.GetEnvironmentVariable("ASPNETCORE_URLS")?.Split(';', StringSplitOptions.RemoveEmptyEntries).FirstOrDefault(u => u.StartsWith("http://", StringComparison.Ordinal));
-        if (url is not null)
-        {
-            var any = new UriBuilder(url.Replace("://+", "://localhost", StringComparison.Ordinal).Replace("://*", "://localhost", StringComparison.Ordinal));
-            any.Host = "127.0.0.1";
-            return any.Uri;
-        }
+        return url is not null ? Loopback(url) : new Uri("http://127.0.0.1:8080"); // the container images' default port
+    }
 
-        return new Uri("http://127.0.0.1:8080"); // the container images' default port
+    private static Uri Loopback(string url)
+    {
+        var any = new UriBuilder(url.Replace("://+", "://localhost", StringComparison.Ordinal).Replace("://*", "://localhost", StringComparison.Ordinal));
+        any.Host = "127.0.0.1";
+        return any.Uri;
     }
 }

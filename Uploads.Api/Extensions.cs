@@ -17,7 +17,6 @@ public static class UploadServiceExtensions
             .Validate(o => o.MaxFilesPerRequest > 0, "Uploads:MaxFilesPerRequest must be positive.")
             .Validate(o => o.MaxStoredBytes > 0 && o.MinFreeDiskBytes >= 0, "Uploads:MaxStoredBytes must be positive and Uploads:MinFreeDiskBytes not negative.")
             .Validate(o => o.AllowedContentTypes.Length > 0, "Uploads:AllowedContentTypes must list at least one type (*/* allows any).")
-            .Validate(o => o.RefusedBodyDrainTime >= TimeSpan.Zero, "Uploads:RefusedBodyDrainTime must not be negative.")
             .ValidateOnStart();
         builder.Services.AddSingleton<StorageQuota>();
         // Replicas sharing one storage directory share one quota through Redis, when the service has it.

@@ -52,9 +52,11 @@ public static class UploadsApi
 
         var started = Stopwatch.GetTimestamp();
         await using var batch = new UploadBatch(store);
+        IReadOnlyList<UploadReceipt> receipts;
         try
         {
             await reader.ReadFilesAsync(context.Request, boundary, batch, cancellationToken);
+            receipts = await batch.CommitAsync();
         }
         catch (UploadRejectedException rejected)
         {
@@ -62,26 +64,28 @@ public static class UploadsApi
         }
         catch (BadHttpRequestException bad)
         {
-            return Problem(bad.StatusCode, bad.Message);
+            return await RefuseAsync(bad.StatusCode, bad.Message);
         }
         catch (InvalidDataException malformed)
         {
             return await RefuseAsync(StatusCodes.Status400BadRequest, $"Malformed multipart body: {malformed.Message}");
         }
-        catch (IOException) when (!cancellationToken.IsCancellationRequested)
+        catch (IOException error) when (!cancellationToken.IsCancellationRequested)
         {
-            return Problem(StatusCodes.Status400BadRequest, "The multipart body ended before its closing boundary.");
+            var failed = UploadRules.ReadFailed(error);
+            return await RefuseAsync(failed.Status, failed.Message);
         }
 
-        var receipts = await batch.CommitAsync();
         metrics.Uploaded(receipts.Sum(r => r.Size), Stopwatch.GetElapsedTime(started), variants.VariantOf(IUploadReader.Flag));
         return TypedResults.Created($"/uploads/{receipts[0].Id}", receipts);
 
-        // A refusal mid-body: what was stored goes first, then the rest of the body is drained, then the answer.
+        // A refusal, mid-body or not: what was stored goes first, then the answer, at once. The rest of the body is not
+        // read: over HTTP/2 (the Gateway's relay of a body, Gateway.Upstream) the stream ends after the answer and the
+        // sender stops; over HTTP/1.1 Kestrel reads on for a moment, then closes, and a client that reads while it sends
+        // (curl, browsers) has the answer by then.
         async Task<ProblemHttpResult> RefuseAsync(int status, string title)
         {
             await batch.DisposeAsync();
-            await DrainAsync(context.Request, rules.Options.RefusedBodyDrainTime);
             return Problem(status, title);
         }
     }
@@ -130,35 +134,6 @@ public static class UploadsApi
         }
 
         return TypedResults.Ok(total);
-    }
-
-    /// <summary>
-    /// Reads and drops the rest of a refused upload's body, for at most <paramref name="limit"/>, before the refusal is
-    /// answered. The streaming rungs refuse mid-body, as soon as they know (a file over the limit, a full disk); Kestrel
-    /// then drains the rest for 5 s at most and closes the connection, and a client or proxy still sending over
-    /// HTTP/1.1 never reads the answer: through the Gateway, YARP's HttpClient answered 502 Bad Gateway for a 413
-    /// (dotnet/yarp#1501), and a client retries a 502. Drained, the client gets the service's own status and problem.
-    /// What is already stored is removed first (the batch), so a refusal holds no disk while it drains.
-    /// </summary>
-    private static async Task DrainAsync(HttpRequest request, TimeSpan limit)
-    {
-        using var timeout = new CancellationTokenSource(limit);
-        using var aborted = CancellationTokenSource.CreateLinkedTokenSource(timeout.Token, request.HttpContext.RequestAborted);
-        var buffer = ArrayPool<byte>.Shared.Rent(64 * 1024);
-        try
-        {
-            while (await request.Body.ReadAsync(buffer, aborted.Token) > 0)
-            {
-            }
-        }
-        catch (Exception stopped) when (stopped is OperationCanceledException or IOException or BadHttpRequestException or InvalidOperationException)
-        {
-            // Past the limit, gone, or over the body size limit: the answer goes out as it can.
-        }
-        finally
-        {
-            ArrayPool<byte>.Shared.Return(buffer);
-        }
     }
 
     private static void AllowLargeBody(HttpContext context, long limit)

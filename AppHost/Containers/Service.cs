@@ -15,6 +15,9 @@ internal sealed class Service
     /// <summary>The port the services listen on inside their containers (the base image's <c>ASPNETCORE_HTTP_PORTS</c>).</summary>
     public const int ContainerPort = 8080;
 
+    /// <summary>The port of the services' cleartext HTTP/2 listener inside their containers (the image sets it: Directory.Build.props).</summary>
+    public const int ContainerHttp2Port = 8081;
+
     private Service(string name, IReadOnlyList<IResourceBuilder<ProjectResource>> projects, IReadOnlyList<IResourceBuilder<ContainerResource>> containers)
     {
         Name = name;
@@ -71,7 +74,12 @@ internal sealed class Service
                     .WithAnnotation(new ServiceImageAnnotation(image))
                     .WithContainerRuntimeArgs(runtimeArgs)
                     .WithOtlpExporter();
-                return httpEndpoint ? container.WithHttpEndpoint(targetPort: ContainerPort, name: "http") : container;
+                // The image's two listeners (Directory.Build.props): HTTP/1.1, and cleartext HTTP/2 for the Gateway.
+                return httpEndpoint
+                    ? container.WithHttpEndpoint(targetPort: ContainerPort, name: SystemContract.HttpEndpoint)
+                        .WithHttpEndpoint(targetPort: ContainerHttp2Port, name: SystemContract.Http2Endpoint)
+                        .WithEndpoint(SystemContract.Http2Endpoint, endpoint => endpoint.Transport = "http2")
+                    : container;
             })
             .ToList();
         return new(name, [], containers);
@@ -103,8 +111,9 @@ internal sealed class Service
         Each(p => p.WithHttpHealthCheck(path), c => c.WithHttpHealthCheck(path));
 
     /// <summary>
-    /// Service discovery's addresses of every instance of <paramref name="called"/>
-    /// (<c>services__catalog__http__0</c>, <c>__1</c>, ...): the Gateway balances across them, Refit's client asks them in turn.
+    /// Service discovery's addresses of every instance of <paramref name="called"/>, at each listener
+    /// (<c>services__catalog__http__0</c>, <c>__1</c>, ..., and <c>services__catalog__h2__0</c>, ...): the Gateway
+    /// balances across them, Frontend.Api's clients choose among them.
     /// </summary>
     public Service WithReference(Service called)
     {
@@ -113,8 +122,9 @@ internal sealed class Service
             return Each(project => project.WithReference(called.Projects[0]), _ => { });
         }
 
-        var instances = called.Projects.Count > 0 ? called.Projects.Select(p => p.GetEndpoint("http")) : called.Containers.Select(c => c.GetEndpoint("http"));
-        var addresses = instances.Select((endpoint, i) => (Key: SystemContract.ServiceAddress(called.Name, i), Endpoint: endpoint)).ToList();
+        var addresses = new[] { SystemContract.HttpEndpoint, SystemContract.Http2Endpoint }
+            .SelectMany(name => called.Instances.Select((instance, i) => (Key: SystemContract.ServiceAddress(called.Name, i, name), Endpoint: instance.GetEndpoint(name))))
+            .ToList();
         return Each(
             project => addresses.ForEach(a => project.WithEnvironment(a.Key, a.Endpoint)),
             container => addresses.ForEach(a => container.WithEnvironment(a.Key, a.Endpoint)));

@@ -96,6 +96,7 @@ public sealed class LocalSystem : IAsyncDisposable
     public async Task<ServiceProcess> StartCatalogAsync(LocalSystemOptions options, Uri? address = null, CancellationToken cancellationToken = default)
     {
         var catalog = ServiceEnvironment(options, address);
+        KeepHttp2Address(catalog, address);
         catalog[SystemContract.CatalogDataDirectory] = CatalogDataDirectory;
         if (options.ProductCount is { } count)
         {
@@ -109,6 +110,7 @@ public sealed class LocalSystem : IAsyncDisposable
     public async Task<ServiceProcess> StartUploadsAsync(LocalSystemOptions options, Uri? address = null, CancellationToken cancellationToken = default)
     {
         var uploads = ServiceEnvironment(options, address);
+        KeepHttp2Address(uploads, address);
         uploads[SystemContract.UploadsDataDirectory] = UploadsDataDirectory;
         return Replace(UploadsReplicas, await StartAsync("Uploads.Api", uploads, options, cancellationToken), address);
     }
@@ -188,6 +190,7 @@ public sealed class LocalSystem : IAsyncDisposable
             for (var i = 0; i < replicas.Count; i++)
             {
                 environment[SystemContract.ServiceAddress(called, i)] = replicas[i].BaseAddress.ToString();
+                environment[SystemContract.ServiceAddress(called, i, SystemContract.Http2Endpoint)] = replicas[i].Http2Address!.ToString();
             }
         }
 
@@ -224,6 +227,15 @@ public sealed class LocalSystem : IAsyncDisposable
         }
 
         return environment;
+    }
+
+    /// <summary>A replica brought back at <paramref name="address"/> takes its old HTTP/2 listener's address too, where the Gateway looks for it.</summary>
+    private void KeepHttp2Address(Dictionary<string, string> environment, Uri? address)
+    {
+        if (Services.FirstOrDefault(s => s is not null && address is not null && s.BaseAddress == address)?.Http2Address is { } http2)
+        {
+            environment[SystemContract.KestrelEndpointUrl(SystemContract.Http2Endpoint)] = http2.GetLeftPart(UriPartial.Authority);
+        }
     }
 
     private Task<ServiceProcess> StartAsync(string project, Dictionary<string, string> environment, LocalSystemOptions options, CancellationToken cancellationToken)

@@ -27,6 +27,9 @@ public sealed partial class ServiceProcess : IAsyncDisposable
 
     public Uri BaseAddress { get; private set; } = null!;
 
+    /// <summary>Its cleartext HTTP/2 listener (<see cref="SystemContract.Http2Endpoint"/>), where it has one: the address it was given.</summary>
+    public Uri? Http2Address { get; private init; }
+
     /// <summary>For the harness's own calls to the service (health, <c>/runtime</c>): one connection pool, reused.</summary>
     private HttpClient Control => _control ??= new HttpClient { BaseAddress = BaseAddress };
 
@@ -66,8 +69,13 @@ public sealed partial class ServiceProcess : IAsyncDisposable
             start.Environment[key] = value;
         }
 
+        var http2 = NameListeners(name, start.Environment);
+
         var process = Process.Start(start) ?? throw new InvalidOperationException($"Could not start {name}.");
-        var service = new ServiceProcess(name, process);
+        var service = new ServiceProcess(name, process)
+        {
+            Http2Address = http2,
+        };
         process.OutputDataReceived += (_, e) => service.OnOutput(e.Data);
         process.ErrorDataReceived += (_, e) => service.OnOutput(e.Data);
         process.BeginOutputReadLine();
@@ -180,6 +188,39 @@ public sealed partial class ServiceProcess : IAsyncDisposable
         _process.Dispose();
     }
 
+    /// <summary>
+    /// Catalog.Api, Frontend.Api and Uploads.Api name two listeners in their appsettings.json, which outrank
+    /// <c>ASPNETCORE_URLS</c>: HTTP/1.1 takes the address <c>ASPNETCORE_URLS</c> says (there Kestrel picks the port),
+    /// and cleartext HTTP/2 the one given, else a free port on the same host, so the two can be told apart in the log.
+    /// </summary>
+    private static Uri? NameListeners(string name, IDictionary<string, string?> environment)
+    {
+        if (name == "Gateway")
+        {
+            return null;
+        }
+
+        var http = environment["ASPNETCORE_URLS"]!;
+        environment.Remove("ASPNETCORE_URLS");
+        environment.TryAdd(SystemContract.KestrelEndpointUrl(SystemContract.HttpEndpoint), http);
+        var http2Key = SystemContract.KestrelEndpointUrl(SystemContract.Http2Endpoint);
+        if (!environment.TryGetValue(http2Key, out var http2) || http2 is null)
+        {
+            http2 = new UriBuilder(http) { Port = FreePort() }.Uri.GetLeftPart(UriPartial.Authority);
+            environment[http2Key] = http2;
+        }
+
+        return new Uri(http2);
+    }
+
+    /// <summary>A port no listener on this machine holds now (the kernel's choice for port 0).</summary>
+    private static int FreePort()
+    {
+        using var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        listener.Start();
+        return ((System.Net.IPEndPoint)listener.LocalEndpoint).Port;
+    }
+
     private void OnOutput(string? line)
     {
         if (line is null)
@@ -197,7 +238,8 @@ public sealed partial class ServiceProcess : IAsyncDisposable
         }
 
         Output?.Invoke(line);
-        if (ListeningLine().Match(line) is { Success: true } match)
+        // Kestrel logs each listener; the HTTP/2 one is not the base address.
+        if (ListeningLine().Match(line) is { Success: true } match && new Uri(match.Groups[1].Value).Port != Http2Address?.Port)
         {
             _listening.TrySetResult(new Uri(match.Groups[1].Value));
         }

@@ -14,12 +14,16 @@ public static class Pitfalls
     public const string UploadsReader = "Uploads.Reader";
     public const string UploadsDownload = "Uploads.Download";
     public const string GatewayBuffering = "Gateway.Buffering";
+    public const string GatewayUpstream = "Gateway.Upstream";
 
     public static IReadOnlyList<Pitfall> All { get; } =
     [
         new(GatewayBuffering, SystemContract.Gateway,
             "a logging middleware buffers every request and response body in memory to capture it",
             "YARP streams bodies through; only sizes and timings are logged"),
+        new(GatewayUpstream, SystemContract.Gateway,
+            "every request is relayed over HTTP/1.1, YARP's default: a refusal made while an upload's body still flows reaches the client as a 502, or after the whole body",
+            "a request with a body is relayed over HTTP/2, which delivers a refusal the moment it is made; the rest stay on HTTP/1.1, cheaper for large responses"),
         new(FrontendCatalogClient, SystemContract.Frontend,
             "the Catalog's response is read as a string, deserialized into a list, mapped, then serialized",
             "JsonSerializer.DeserializeAsyncEnumerable reads one product at a time as it arrives; each view is serialized as it is mapped",

@@ -110,8 +110,22 @@ public static class SystemContract
     /// </summary>
     public static string Image(string service) => $"httpperf/{service}";
 
-    /// <summary>Service discovery's configuration for replica <paramref name="index"/> of <paramref name="service"/>.</summary>
-    public static string ServiceAddress(string service, int index) => $"services__{service}__http__{index}";
+    /// <summary>
+    /// The name of each service's HTTP/1.1 listener, and of its cleartext HTTP/2 one (prior knowledge, no TLS), which
+    /// the Gateway relays over where Gateway.Upstream says (docs/pitfalls/Gateway.Upstream.md). Kestrel takes each
+    /// address from <c>Kestrel__Endpoints__{name}__Url</c> (<see cref="KestrelEndpointUrl"/>); the services'
+    /// appsettings.json declare both, and service discovery names them <c>http://catalog</c> and <c>http://_h2.catalog</c>.
+    /// </summary>
+    public const string HttpEndpoint = "http";
+
+    /// <inheritdoc cref="HttpEndpoint"/>
+    public const string Http2Endpoint = "h2";
+
+    /// <summary>The setting that gives Kestrel listener <paramref name="endpoint"/>'s address.</summary>
+    public static string KestrelEndpointUrl(string endpoint) => $"Kestrel__Endpoints__{endpoint}__Url";
+
+    /// <summary>Service discovery's configuration for replica <paramref name="index"/> of <paramref name="service"/>, at its <paramref name="endpoint"/>.</summary>
+    public static string ServiceAddress(string service, int index, string endpoint = HttpEndpoint) => $"services__{service}__{endpoint}__{index}";
 
     public static ServiceSpec Spec(string name) => Services.Single(s => s.Name == name);
 }

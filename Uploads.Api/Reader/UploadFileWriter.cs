@@ -36,7 +36,9 @@ public sealed class UploadFileWriter : IAsyncDisposable
     public UploadFileWriter(PendingUpload upload, long maxBytes)
     {
         (_upload, _maxBytes) = (upload, maxBytes);
-        _file = File.OpenHandle(upload.DataPath, FileMode.CreateNew, FileAccess.Write, FileShare.None);
+        SafeFileHandle? file = null;
+        UploadStore.Storage(() => file = File.OpenHandle(upload.DataPath, FileMode.CreateNew, FileAccess.Write, FileShare.None));
+        _file = file!;
         DirectIo.TryEnable(_file);
     }
 

@@ -52,6 +52,11 @@ public sealed class PendingUpload(string id, string folder, string fileName, str
         {
             Directory.Delete(Folder, recursive: true);
         }
+        catch (IOException)
+        {
+            // The refusal or the failure it follows still goes out; the folder is in this replica's incoming
+            // folder, which its next start clears (UploadStore.StartAsync).
+        }
         finally
         {
             await Reservation.ReleaseAsync();

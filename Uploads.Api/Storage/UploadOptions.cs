@@ -37,13 +37,6 @@ public sealed class UploadOptions
     /// <summary>Free space the disk must keep (default 1 GiB). An upload that would eat into it gets a 507.</summary>
     public long MinFreeDiskBytes { get; set; } = 1L << 30;
 
-    /// <summary>
-    /// How long a refused upload's body is still read and dropped before the refusal is answered (default 60 s): so the
-    /// client, and a proxy in front, read the refusal instead of a reset connection (UploadsApi.DrainAsync). Past it, the
-    /// answer goes out and the connection closes.
-    /// </summary>
-    public TimeSpan RefusedBodyDrainTime { get; set; } = TimeSpan.FromSeconds(60);
-
     /// <summary>Adds <c>POST /uploads/sink</c>, which reads and discards the body (<c>?sha256=true</c>: and hashes it): the benchmark's upper bound.</summary>
     public bool EnableSink { get; set; }
 }

@@ -49,6 +49,16 @@ public sealed class UploadRules(IOptions<UploadOptions> options)
         ? new(StatusCodes.Status507InsufficientStorage, "The upload cannot be stored: the disk is full.")
         : new(StatusCodes.Status500InternalServerError, "The upload could not be written to storage.");
 
+    /// <summary>
+    /// An I/O error that reached the handler unwrapped. The store's own calls turn theirs into <see cref="StorageFailed"/>
+    /// (<see cref="UploadStore.Storage(Task)"/>); one that carries an errno still comes from a file (ASP.NET's form
+    /// buffer, in the naive rung's temp folder) and is the service's too. Any other is the multipart reader's: the
+    /// client's body ended before its closing boundary, a 400.
+    /// </summary>
+    public static UploadRejectedException ReadFailed(IOException error) => error.HResult is > 0 and < 4096
+        ? StorageFailed(error)
+        : new(StatusCodes.Status400BadRequest, "The multipart body ended before its closing boundary.");
+
     private const int ENOSPC = 28;
     private const int EDQUOT = 122;
 

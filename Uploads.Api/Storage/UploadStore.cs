@@ -36,7 +36,8 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
     internal PendingUpload Begin(string fileName, string contentType)
     {
         var id = Guid.NewGuid().ToString("N");
-        var folder = Directory.CreateDirectory(Path.Combine(Incoming, id)).FullName;
+        var folder = Path.Combine(Incoming, id);
+        Storage(() => Directory.CreateDirectory(folder));
         return new PendingUpload(id, folder, fileName, contentType, quota.Begin(folder));
     }
 
@@ -82,7 +83,7 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
     /// <summary>The commit: one rename, from this replica's incoming folder to the id every replica serves.</summary>
     internal async Task CommitAsync(PendingUpload pending)
     {
-        Directory.Move(pending.Folder, Path.Combine(_root, pending.Receipt.Id));
+        Storage(() => Directory.Move(pending.Folder, Path.Combine(_root, pending.Receipt.Id)));
         await pending.CommittedAsync();
     }
 
@@ -197,7 +198,9 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
     private static async Task<(long Size, string Sha256)> WriteAndHashAsync(Stream content, string path, long maxBytes, QuotaReservation reservation, CancellationToken cancellationToken)
     {
         using var hash = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
-        await using var file = new FileStream(path, FileMode.CreateNew, FileAccess.Write, FileShare.None, bufferSize: 0, FileOptions.Asynchronous);
+        FileStream? opened = null;
+        Storage(() => opened = new FileStream(path, FileMode.CreateNew, FileAccess.Write, FileShare.None, bufferSize: 0, FileOptions.Asynchronous));
+        await using var file = opened!;
         byte[] filling = ArrayPool<byte>.Shared.Rent(BufferSize), ready = ArrayPool<byte>.Shared.Rent(BufferSize);
         var reading = content.ReadAsync(filling, cancellationToken).AsTask();
         long size = 0;
