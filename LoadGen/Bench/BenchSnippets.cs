@@ -33,6 +33,9 @@ public static partial class BenchSnippets
     [GeneratedRegex(@"(?<open><!-- faults -->\n)(?<body>.*?)(?<close><!-- /faults -->)", RegexOptions.Singleline)]
     private static partial Regex FaultTable();
 
+    [GeneratedRegex(@"(?<open><!-- protocols -->\n)(?<body>.*?)(?<close><!-- /protocols -->)", RegexOptions.Singleline)]
+    private static partial Regex ProtocolTable();
+
     /// <summary>The committed report of each folder under <paramref name="resultsRoot"/>, each read once, when first asked for.</summary>
     public static Func<string, BenchResult> Reports(string resultsRoot)
     {
@@ -46,15 +49,19 @@ public static partial class BenchSnippets
     /// (<c>&lt;!-- pitfalls --&gt;</c>) from <see cref="Pitfalls.All"/>.
     /// </summary>
     /// <c>&lt;!-- latency --&gt;</c> marks seed 003's table, rendered from <paramref name="latency"/> (docs/results/latency);
-    /// <c>&lt;!-- faults --&gt;</c> Frontend.Replicas' table, from <paramref name="faults"/> (docs/results/faults, <c>bench --faults</c>).
-    public static string Update(string markdown, Func<string, BenchResult> reports, Func<Latency.LatencyResult> latency, Func<IReadOnlyList<FaultBench.Row>> faults) =>
-        FaultTable().Replace(
-            LatencyTable().Replace(
-                PitfallTable().Replace(
-                    Marked().Replace(markdown, m => m.Groups["open"].Value + Render(m.Groups["name"].Value, reports) + m.Groups["close"].Value),
-                    m => m.Groups["open"].Value + RenderPitfalls() + m.Groups["close"].Value),
-                m => m.Groups["open"].Value + Latency.LatencyReport.RenderSeedTable(latency()) + m.Groups["close"].Value),
-            m => m.Groups["open"].Value + FaultBench.Table(faults()) + "\n" + m.Groups["close"].Value);
+    /// <c>&lt;!-- faults --&gt;</c> Frontend.Replicas' table, from <paramref name="faults"/> (docs/results/faults, <c>bench --faults</c>);
+    /// <c>&lt;!-- protocols --&gt;</c> Gateway.Upstream's, from <paramref name="protocols"/> (docs/results/protocols, <c>bench --protocols</c>).
+    public static string Update(
+        string markdown, Func<string, BenchResult> reports, Func<Latency.LatencyResult> latency, Func<IReadOnlyList<FaultBench.Row>> faults, Func<IReadOnlyList<ProtocolBench.Row>> protocols) =>
+        ProtocolTable().Replace(
+            FaultTable().Replace(
+                LatencyTable().Replace(
+                    PitfallTable().Replace(
+                        Marked().Replace(markdown, m => m.Groups["open"].Value + Render(m.Groups["name"].Value, reports) + m.Groups["close"].Value),
+                        m => m.Groups["open"].Value + RenderPitfalls() + m.Groups["close"].Value),
+                    m => m.Groups["open"].Value + Latency.LatencyReport.RenderSeedTable(latency()) + m.Groups["close"].Value),
+                m => m.Groups["open"].Value + FaultBench.Table(faults()) + "\n" + m.Groups["close"].Value),
+            m => m.Groups["open"].Value + ProtocolBench.Table(protocols()) + "\n" + m.Groups["close"].Value);
 
     /// <summary>The folder under docs/results of <c>latency</c>'s committed report.</summary>
     public const string LatencyResults = "latency";

@@ -21,15 +21,16 @@ public static class BenchCommand
         var sweep = new Option<string?>("--sweep") { Description = $"Sweep the product list instead: {BenchRunner.SizeSweep} (catalogs of about 0.3, 3, 25 and 100 MB) or {BenchRunner.ConcurrencySweep} (1, 4, 16 and 64 in flight, on a {BenchRunner.ConcurrencySweepProducts:N0}-product catalog unless --products says otherwise)." };
         sweep.AcceptOnlyFromAmong(BenchRunner.SizeSweep, BenchRunner.ConcurrencySweep);
         var faults = new Option<bool>("--faults") { Description = "Measure Frontend.Replicas instead: the product list at 1 and 16 in flight, each rung, healthy, with one of two Catalog replicas frozen, and starved (root); writes docs/results/faults unless --out says otherwise. A 2,000-product catalog unless --products says otherwise." };
+        var protocols = new Option<bool>("--protocols") { Description = "Measure Gateway.Upstream instead: products, catalog, upload and download through the Gateway over HTTP/1.1 and HTTP/2 to the services, side by side in one run; writes docs/results/protocols unless --out says otherwise." };
         var window = Positive("--window", "With --faults: seconds each row sends product lists for.", 20);
         var updateDocs = new Option<bool>("--update-docs") { Description = "Run nothing: re-render the tables that README.md and docs/ quote from the committed docs/results/bench/report.json." };
         var points = new Option<string?>("--points") { Description = "A sweep's points instead of the defaults, comma-separated: product counts (size) or requests in flight (concurrency)." };
         var products = new Option<int?>("--products") { Description = "Catalog size (default: the service default, about 25 MB)." };
-        var requests = Positive("--requests", "Requests one at a time per mode (latency).", 20);
+        var requests = Positive("--requests", "Requests one at a time per mode (latency); with --protocols, per phase of products and catalog.", 20);
         var concurrency = Positive("--concurrency", "Fetches in flight for memory and throughput.", 16);
         var concurrentRequests = Positive("--concurrent-requests", "Requests per mode at --concurrency.", 32);
         var uploadMb = Positive("--upload-mb", "Upload and download size in MiB.", 100);
-        var uploads = Positive("--uploads", "Uploads and downloads per mode.", 5);
+        var uploads = Positive("--uploads", "Uploads and downloads per mode; with --protocols, per phase.", 5);
         var warmUp = new Option<int>("--warmup") { Description = "Seconds of warm-up requests before each phase is measured (at least two requests; then on while the services still compile, up to three times as long).", DefaultValueFactory = _ => (int)BenchOptions.DefaultWarmUp.TotalSeconds };
         warmUp.Validators.Add(result =>
         {
@@ -48,7 +49,7 @@ public static class BenchCommand
 
         var command = new Command("bench", "Start the services per mode (naive, optimized, baseline), run every scenario, write the report.")
         {
-            output, scenario, sweep, faults, window, points, updateDocs, products, requests, concurrency, concurrentRequests, uploadMb, uploads, warmUp,
+            output, scenario, sweep, faults, protocols, window, points, updateDocs, products, requests, concurrency, concurrentRequests, uploadMb, uploads, warmUp,
         };
         command.Validators.Add(result =>
         {
@@ -72,6 +73,11 @@ public static class BenchCommand
             if (parse.GetValue(faults))
             {
                 return await RunFaultsAsync(parse, output, products, window, cancellationToken);
+            }
+
+            if (parse.GetValue(protocols))
+            {
+                return await RunProtocolsAsync(parse, output, products, requests, uploads, uploadMb, warmUp, cancellationToken);
             }
 
             var sweepKind = parse.GetValue(sweep);
@@ -113,6 +119,25 @@ public static class BenchCommand
         return 0;
     }
 
+    /// <summary><c>bench --protocols</c>: <see cref="ProtocolBench"/>, its report written and printed.</summary>
+    private static async Task<int> RunProtocolsAsync(
+        ParseResult parse, Option<string?> output, Option<int?> products, Option<int> requests, Option<int> uploads, Option<int> uploadMb, Option<int> warmUp, CancellationToken cancellationToken)
+    {
+        var options = new ProtocolBench.Options(
+            parse.GetValue(output) ?? Path.Combine(LocalSystem.LocalSystem.RepositoryRoot(), "docs", "results", ProtocolBench.Results),
+            parse.GetValue(products) ?? ProtocolBench.DefaultProducts,
+            parse.GetValue(requests),
+            parse.GetValue(uploads),
+            parse.GetValue(uploadMb),
+            TimeSpan.FromSeconds(parse.GetValue(warmUp)),
+            LocalSystem.LocalSystem.CurrentConfiguration);
+        var rows = await ProtocolBench.RunAsync(options, line => Console.Error.WriteLine(line), cancellationToken);
+        var commandLine = string.Join(" ", ["dotnet run -c Release --project LoadGen --", .. parse.Tokens.Select(t => t.Value)]);
+        await ProtocolBench.WriteAsync(options, rows, commandLine, cancellationToken);
+        Console.WriteLine(await File.ReadAllTextAsync(Path.Combine(options.OutputDirectory, ProtocolBench.ReportFile), cancellationToken));
+        return rows.Any(r => r.Failed > 0) ? 1 : 0;
+    }
+
     /// <summary>Re-renders every marked table of README.md and docs/ from the committed reports (<see cref="BenchSnippets"/>).</summary>
     private static async Task<int> UpdateDocsAsync(CancellationToken cancellationToken)
     {
@@ -122,7 +147,8 @@ public static class BenchCommand
         {
             var text = await File.ReadAllTextAsync(page, cancellationToken);
             var updated = BenchSnippets.Update(text, reports, () => Latency.LatencyResult.Read(Path.Combine(root, "docs", "results", BenchSnippets.LatencyResults)),
-                () => FaultBench.Read(Path.Combine(root, "docs", "results", FaultBench.Results)));
+                () => FaultBench.Read(Path.Combine(root, "docs", "results", FaultBench.Results)),
+                () => ProtocolBench.Read(Path.Combine(root, "docs", "results", ProtocolBench.Results)));
             if (updated != text)
             {
                 await File.WriteAllTextAsync(page, updated, cancellationToken);

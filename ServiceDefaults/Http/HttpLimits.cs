@@ -35,6 +35,10 @@ public sealed class HttpLimits
             kestrel.Limits.RequestHeadersTimeout = limits.RequestHeadersTimeout;
             kestrel.Limits.MinRequestBodyDataRate = new MinDataRate(limits.MinDataRateBytesPerSecond, limits.DataRateGracePeriod);
             kestrel.Limits.MinResponseDataRate = new MinDataRate(limits.MinDataRateBytesPerSecond, limits.DataRateGracePeriod);
+            // SCRATCH (h2 flow-control experiment; to be reverted)
+            if (System.Environment.GetEnvironmentVariable("SCRATCH_H2_FRAME") is { Length: > 0 } f) kestrel.Limits.Http2.MaxFrameSize = int.Parse(f);
+            if (System.Environment.GetEnvironmentVariable("SCRATCH_H2_SWIN") is { Length: > 0 } sw) kestrel.Limits.Http2.InitialStreamWindowSize = int.Parse(sw);
+            if (System.Environment.GetEnvironmentVariable("SCRATCH_H2_CWIN") is { Length: > 0 } cw) kestrel.Limits.Http2.InitialConnectionWindowSize = int.Parse(cw);
         });
     }
 }

@@ -12,14 +12,14 @@ public sealed class PerfModeTests
 {
     [Theory]
     [InlineData("", "none")]
-    [InlineData("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Frontend.Replicas=naive, Catalog.Serialization=naive", "naive")]
-    [InlineData("Gateway.Buffering=optimized, Catalog.Serialization=optimized", "optimized")]
-    [InlineData("Gateway.Buffering=optimized, Catalog.Serialization=naive", "mixed")]
+    [InlineData("Gateway.Buffering=naive, Gateway.Upstream=naive, Frontend.CatalogClient=naive, Frontend.Replicas=naive, Catalog.Serialization=naive", "naive")]
+    [InlineData("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Catalog.Serialization=optimized", "optimized")]
+    [InlineData("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Catalog.Serialization=naive", "mixed")]
     // X-Perf-Mode: streaming: the Gateway's pitfall has no such rung and serves optimized in its place.
-    [InlineData("Gateway.Buffering=optimized, Frontend.CatalogClient=streaming, Catalog.Serialization=streaming", "streaming")]
+    [InlineData("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Frontend.CatalogClient=streaming, Catalog.Serialization=streaming", "streaming")]
     // Frontend streaming, Catalog optimized: the Catalog has a streaming rung and did not serve it.
-    [InlineData("Gateway.Buffering=optimized, Frontend.CatalogClient=streaming, Catalog.Serialization=optimized", "mixed")]
-    [InlineData("Gateway.Buffering=naive, Frontend.CatalogClient=streaming, Catalog.Serialization=streaming", "mixed")]
+    [InlineData("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Frontend.CatalogClient=streaming, Catalog.Serialization=optimized", "mixed")]
+    [InlineData("Gateway.Buffering=naive, Gateway.Upstream=naive, Frontend.CatalogClient=streaming, Catalog.Serialization=streaming", "mixed")]
     public void A_request_reads_as_one_mode_only_when_every_hop_served_it_or_its_best_in_its_place(string header, string mode) =>
         Assert.Equal(mode, PerfMode.Summarize(header));
 

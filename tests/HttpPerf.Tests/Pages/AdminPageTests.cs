@@ -38,7 +38,7 @@ public sealed class AdminPageTests(SmallSystemFixture fixture) : FlagsFileResetT
 
         var next = await Http.GetAsync(Fixture.Gateway, "/api/catalog/products");
         Assert.Equal(200, next.Status);
-        Assert.Equal("Gateway.Buffering=optimized, Catalog.Serialization=streaming", next.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Catalog.Serialization=streaming", next.Variants);
     }
 
     [Fact]

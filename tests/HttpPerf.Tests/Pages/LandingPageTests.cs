@@ -44,7 +44,7 @@ public sealed class LandingPageTests(SmallSystemFixture fixture) : FlagsFileRese
         }
 
         var served = await Http.GetUntilServedAsync(Fixture.Gateway, "/api/catalog/products", "Catalog.Serialization=naive");
-        Assert.Equal("Gateway.Buffering=optimized, Catalog.Serialization=naive", served);
+        Assert.Equal("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Catalog.Serialization=naive", served);
         await Assertions.Expect(flag).ToHaveTextAsync("naive", new() { Timeout = 10_000 });
         await Assertions.Expect(page.Locator($"#flags tr[data-flag='{Pitfalls.CatalogSerialization}'] td.does"))
             .ToHaveTextAsync(Pitfalls.Find(Pitfalls.CatalogSerialization)!.Naive);

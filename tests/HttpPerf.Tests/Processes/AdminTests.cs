@@ -76,7 +76,7 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
 
         await WaitUntilAsync(flags => flags.Single(f => f.Flag == Pitfalls.CatalogSerialization).Serving == "naive");
         var next = await Http.GetAsync(Fixture.Gateway, "/api/products");
-        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=naive", next.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=naive", next.Variants);
 
         using (var response = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Put, "/admin/flags", Fixture.AdminKey, "naive"), Cancel))
         {
@@ -85,7 +85,7 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
 
         var all = await WaitUntilAsync(flags => flags.All(f => f.Serving == "naive"));
         Assert.All(all, f => Assert.Equal("naive", f.Variant));
-        Assert.Equal("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Frontend.Replicas=naive, Catalog.Serialization=naive",
+        Assert.Equal("Gateway.Buffering=naive, Gateway.Upstream=naive, Frontend.CatalogClient=naive, Frontend.Replicas=naive, Catalog.Serialization=naive",
             (await Http.GetAsync(Fixture.Gateway, "/api/products")).Variants);
     }
 
@@ -125,7 +125,7 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
         }
 
         await WaitUntilAsync(flags => flags.Single(f => f.Flag == Pitfalls.FrontendCatalogClient).Serving == "streaming");
-        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=streaming, Frontend.Replicas=optimized, Catalog.Serialization=optimized",
+        Assert.Equal("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Frontend.CatalogClient=streaming, Frontend.Replicas=optimized, Catalog.Serialization=optimized",
             (await Http.GetAsync(Fixture.Gateway, "/api/products")).Variants);
 
         using (var response = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Put, $"/admin/flags/{Pitfalls.CatalogSerialization}", Fixture.AdminKey, "streaming"), Cancel))
@@ -134,9 +134,9 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
         }
 
         await WaitUntilAsync(flags => flags.Single(f => f.Flag == Pitfalls.CatalogSerialization).Serving == "streaming");
-        Assert.Equal("Gateway.Buffering=optimized, Catalog.Serialization=streaming", (await Http.GetAsync(Fixture.Gateway, "/api/catalog/products")).Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Catalog.Serialization=streaming", (await Http.GetAsync(Fixture.Gateway, "/api/catalog/products")).Variants);
         var products = await Http.GetAsync(Fixture.Gateway, "/api/products");
-        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=streaming, Frontend.Replicas=optimized, Catalog.Serialization=streaming", products.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Frontend.CatalogClient=streaming, Frontend.Replicas=optimized, Catalog.Serialization=streaming", products.Variants);
         Assert.Equal("streaming", PerfMode.Summarize(products.Variants));
 
         using (var response = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Put, "/admin/flags", Fixture.AdminKey, "naive"), Cancel))

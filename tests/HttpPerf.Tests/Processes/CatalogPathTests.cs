@@ -17,10 +17,10 @@ public sealed class CatalogPathTests(SmallSystemFixture fixture)
         Assert.Equal("application/json", naive.MediaType);
         Assert.Equal("application/json", streaming.MediaType);
         Assert.Equal("application/json", optimized.MediaType);
-        Assert.Equal("Gateway.Buffering=naive, Catalog.Serialization=naive", naive.Variants);
+        Assert.Equal("Gateway.Buffering=naive, Gateway.Upstream=naive, Catalog.Serialization=naive", naive.Variants);
         // The Gateway's pitfall has no streaming rung: it serves its best one.
-        Assert.Equal("Gateway.Buffering=optimized, Catalog.Serialization=streaming", streaming.Variants);
-        Assert.Equal("Gateway.Buffering=optimized, Catalog.Serialization=optimized", optimized.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Catalog.Serialization=streaming", streaming.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Catalog.Serialization=optimized", optimized.Variants);
         Assert.Equal(naive.Sha256, streaming.Sha256);
         Assert.Equal(naive.Sha256, optimized.Sha256);
 
@@ -37,8 +37,8 @@ public sealed class CatalogPathTests(SmallSystemFixture fixture)
         var catalog = (await Http.GetAsync(fixture.Gateway, "/api/catalog/products")).Json<List<CatalogProduct>>();
 
         Assert.Equal("text/csv", naive.MediaType);
-        Assert.Equal("Gateway.Buffering=naive, Catalog.WriteStrategy=naive", naive.Variants);
-        Assert.Equal("Gateway.Buffering=optimized, Catalog.WriteStrategy=optimized", optimized.Variants);
+        Assert.Equal("Gateway.Buffering=naive, Gateway.Upstream=naive, Catalog.WriteStrategy=naive", naive.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Catalog.WriteStrategy=optimized", optimized.Variants);
         Assert.Equal(naive.Sha256, optimized.Sha256);
 
         var rows = System.Text.Encoding.UTF8.GetString(optimized.Body).Split('\n', StringSplitOptions.RemoveEmptyEntries);
@@ -55,9 +55,9 @@ public sealed class CatalogPathTests(SmallSystemFixture fixture)
         var (naive, optimized) = await Http.GetInBothModesAsync(fixture.Gateway, "/api/products");
         var streaming = await Http.GetAsync(fixture.Gateway, "/api/products", "streaming");
 
-        Assert.Equal("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Frontend.Replicas=naive, Catalog.Serialization=naive", naive.Variants);
-        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=streaming, Frontend.Replicas=optimized, Catalog.Serialization=streaming", streaming.Variants);
-        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized", optimized.Variants);
+        Assert.Equal("Gateway.Buffering=naive, Gateway.Upstream=naive, Frontend.CatalogClient=naive, Frontend.Replicas=naive, Catalog.Serialization=naive", naive.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Frontend.CatalogClient=streaming, Frontend.Replicas=optimized, Catalog.Serialization=streaming", streaming.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized", optimized.Variants);
         Assert.Equal(naive.Sha256, streaming.Sha256);
         Assert.Equal(naive.Sha256, optimized.Sha256);
 
@@ -92,7 +92,7 @@ public sealed class CatalogPathTests(SmallSystemFixture fixture)
         foreach (var (mode, answer) in modes.Zip(answers))
         {
             Assert.Equal(200, answer.Status);
-            Assert.Equal($"Gateway.Buffering={(mode == "streaming" ? "optimized" : mode)}, Frontend.CatalogClient={mode}, Frontend.Replicas={(mode == "streaming" ? "optimized" : mode)}, Catalog.Serialization={mode}", answer.Variants);
+            Assert.Equal($"Gateway.Buffering={(mode == "streaming" ? "optimized" : mode)}, Gateway.Upstream={(mode == "streaming" ? "optimized" : mode)}, Frontend.CatalogClient={mode}, Frontend.Replicas={(mode == "streaming" ? "optimized" : mode)}, Catalog.Serialization={mode}", answer.Variants);
             Assert.Equal(mode, PerfMode.Summarize(answer.Variants));
         }
 
@@ -107,7 +107,7 @@ public sealed class CatalogPathTests(SmallSystemFixture fixture)
 
         var answer = await Http.GetAsync(fixture.Gateway, "/api/products");
 
-        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized", answer.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized", answer.Variants);
     }
 
     [Theory]

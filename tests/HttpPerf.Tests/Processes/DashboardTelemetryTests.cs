@@ -157,8 +157,8 @@ public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
             .Select(p => p.Value).DefaultIfEmpty(0).Max();
 
     [Theory]
-    [InlineData("Gateway.Buffering=naive, Catalog.Serialization=naive", "naive")]
-    [InlineData("Gateway.Buffering=optimized, Catalog.Serialization=naive", "mixed")]
+    [InlineData("Gateway.Buffering=naive, Gateway.Upstream=naive, Catalog.Serialization=naive", "naive")]
+    [InlineData("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Catalog.Serialization=naive", "mixed")]
     [InlineData("Gateway.Buffering=streaming, Frontend.CatalogClient=streaming, Catalog.Serialization=streaming", "streaming")]
     [InlineData("", "none")]
     public void The_mode_of_a_request_is_the_variant_every_hop_served_else_mixed(string variantsHeader, string mode) =>

@@ -1,7 +1,7 @@
 using System.Diagnostics;
-using System.Net;
-using System.Text.Json;
+using System.Net.Http.Json;
 using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.ServiceDefaults.FlagSources;
 using HttpPerf.Tests.Infrastructure;
 using LoadGen.LocalSystem;
 
@@ -10,9 +10,10 @@ namespace HttpPerf.Tests.Processes;
 /// <summary>
 /// A disk that fills under an upload: Uploads.Api's folder a 24 MiB tmpfs, its free-space floor off
 /// (<c>Uploads__MinFreeDiskBytes=0</c>), and another writer filling it while an upload is being written. The
-/// service's failure is answered as one, 507 in every rung (never the 400 that blames the client's body, nor a 502
-/// through the Gateway), the partial file is gone with its quota, and the service goes on serving. Needs root to
-/// mount the tmpfs; skipped, saying why, without it.
+/// service's failure is answered as one, 507 in every rung of Uploads.Reader (never the 400 that blames the client's
+/// body, nor a 502 through the Gateway), to a client that sends at 2 MiB/s and reads while it sends (curl); the partial
+/// file is gone with its quota, and the service goes on serving. Needs root to mount the tmpfs; skipped, saying why,
+/// without it.
 /// </summary>
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class DiskFullTests : IAsyncLifetime
@@ -48,44 +49,34 @@ public sealed class DiskFullTests : IAsyncLifetime
     public async Task A_disk_filled_under_an_upload_answers_507_leaves_no_partial_file_and_the_service_goes_on(string mode)
     {
         Assert.SkipWhen(_unavailable is not null, _unavailable ?? "");
-        using var gateway = new HttpClient { BaseAddress = _system!.Gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
+        await FlagsFile.SetAsync(_system!.FlagsFile, new Dictionary<string, string> { [Pitfalls.UploadsReader] = mode }, TestContext.Current.CancellationToken);
+        using var gateway = new HttpClient { BaseAddress = _system.Gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
+        Assert.True(await Poll.UntilAsync(async () => (await gateway.GetFromJsonAsync<Dictionary<string, string>>(new Uri(_system.Uploads.BaseAddress, SystemContract.FlagsPath)))?[Pitfalls.UploadsReader] == mode,
+            TimeSpan.FromSeconds(10), TimeSpan.FromMilliseconds(100)), $"Uploads.Api did not take Uploads.Reader={mode}");
         var before = _system.StoredUploads();
         var filler = Path.Combine(Uploads, "filler");
 
-        // 3.5 MiB of a 16 MiB file, then the disk fills, then the rest. The service checks the free space once a MiB
-        // written: the check at 3 MiB has passed, so the next half MiB meets the full disk in the write itself (the
-        // naive rung, which buffers the form first, and the optimized one, whose 1 MiB blocks are written after the
-        // next check, meet the check instead).
-        var release = new TaskCompletionSource();
-        var body = Multipart.Body([new Multipart.Part("big.bin", "application/octet-stream", EveryRung.RandomFile(16 * 1024 * 1024))]);
-        var content = new GatedContent(body, 7 * 512 * 1024, release.Task);
-        content.Headers.TryAddWithoutValidation("Content-Type", $"multipart/form-data; boundary={Multipart.Boundary}");
-        using var request = new HttpRequestMessage(HttpMethod.Post, "/api/uploads") { Content = content };
-        request.Headers.Add(Http.ModeHeader, mode);
-        var answer = gateway.SendAsync(request, TestContext.Current.CancellationToken);
-        try
-        {
-            // The streaming rungs write as it arrives: wait until they have (the naive rung buffers the form first).
-            await Poll.UntilAsync(() => Task.FromResult(Used() >= 3 * 1024 * 1024), TimeSpan.FromSeconds(5), TimeSpan.FromMilliseconds(50));
-            Fill(filler);
-        }
-        finally
-        {
-            release.TrySetResult();
-        }
+        // A 16 MiB file sent as curl sends it, at 2 MiB/s through the Gateway; 2 s in, another writer takes every byte
+        // left. The streaming rungs have written about 4 MiB by then and meet the full disk in a write or in the
+        // free-space check of the next MiB; the naive rung, which buffers the form first, meets it when it stores.
+        var file = Path.Combine(_work, "big.bin");
+        await File.WriteAllBytesAsync(file, EveryRung.RandomFile(16 * 1024 * 1024), TestContext.Current.CancellationToken);
+        var answer = CurlUpload.PostAsync(new Uri(_system.Gateway.BaseAddress, "/api/uploads"), [new CurlUpload.Part(file, "application/octet-stream")],
+            2 * 1024 * 1024, TestContext.Current.CancellationToken);
+        await Task.Delay(TimeSpan.FromSeconds(2), TestContext.Current.CancellationToken);
+        Fill(filler);
 
-        using var response = await answer;
-        var text = await response.Content.ReadAsStringAsync(TestContext.Current.CancellationToken);
-        Assert.True(response.StatusCode is HttpStatusCode.InsufficientStorage, $"{mode}: {(int)response.StatusCode} {text}");
-        Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
-        Assert.Contains("cannot be stored", JsonDocument.Parse(text).RootElement.GetProperty("title").GetString(), StringComparison.Ordinal);
+        var response = await answer;
+        Assert.True(response.Status == 507, $"{mode}: {response.Status} {response.ProblemTitle} after {response.Elapsed.TotalSeconds:F1} s");
+        Assert.Equal("application/problem+json", response.ContentType);
+        Assert.Contains("cannot be stored", response.ProblemTitle, StringComparison.Ordinal);
         Assert.Equal(before, _system.StoredUploads());
         Assert.Empty(_system.IncomingFiles());
 
         // Room again: a smaller upload is stored (its quota was not held by the failed one) and downloads whole.
         File.Delete(filler);
         var small = EveryRung.RandomFile(1024 * 1024);
-        var (receipt, _) = await EveryRung.UploadAsync(gateway, "/api/uploads", small, mode);
+        var (receipt, _) = await EveryRung.UploadAsync(gateway, "/api/uploads", small, mode: null);
         var download = await Http.GetAsync(gateway, $"/api/uploads/{receipt.Id}");
         Assert.Equal(200, download.Status);
         Assert.Equal(small, download.Body);
@@ -137,24 +128,6 @@ public sealed class DiskFullTests : IAsyncLifetime
         catch (System.ComponentModel.Win32Exception)
         {
             return false;
-        }
-    }
-
-    /// <summary>A body sent up to <paramref name="first"/> bytes, then the rest once <paramref name="release"/> completes.</summary>
-    private sealed class GatedContent(byte[] body, int first, Task release) : HttpContent
-    {
-        protected override async Task SerializeToStreamAsync(Stream stream, TransportContext? context)
-        {
-            await stream.WriteAsync(body.AsMemory(0, first));
-            await stream.FlushAsync();
-            await release;
-            await stream.WriteAsync(body.AsMemory(first));
-        }
-
-        protected override bool TryComputeLength(out long length)
-        {
-            length = body.Length;
-            return true;
         }
     }
 }

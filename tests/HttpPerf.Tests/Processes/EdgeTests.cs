@@ -13,7 +13,7 @@ namespace HttpPerf.Tests.Processes;
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class EdgeTests(EdgeSystemFixture fixture)
 {
-    private const string Optimized = "Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized";
+    private const string Optimized = "Gateway.Buffering=optimized, Gateway.Upstream=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized";
 
     private static CancellationToken Cancel => TestContext.Current.CancellationToken;
 
@@ -42,7 +42,7 @@ public sealed class EdgeTests(EdgeSystemFixture fixture)
         using var response = await fixture.Gateway.SendAsync(request, Cancel);
 
         Assert.Equal(HttpStatusCode.OK, response.StatusCode);
-        Assert.Equal("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Frontend.Replicas=naive, Catalog.Serialization=naive", string.Join(", ", response.Headers.GetValues("X-Perf-Variants")));
+        Assert.Equal("Gateway.Buffering=naive, Gateway.Upstream=naive, Frontend.CatalogClient=naive, Frontend.Replicas=naive, Catalog.Serialization=naive", string.Join(", ", response.Headers.GetValues("X-Perf-Variants")));
 
         using var wrongKey = new HttpRequestMessage(HttpMethod.Get, "/api/products") { Headers = { { "X-Perf-Mode", "naive" }, { "X-Admin-Key", "not-the-key" } } };
         using var refused = await fixture.Gateway.SendAsync(wrongKey, Cancel);

@@ -23,7 +23,7 @@ public sealed class FlagsFileTests(SmallSystemFixture fixture)
                 [Pitfalls.CatalogSerialization] = "naive",
                 [Pitfalls.FrontendCatalogClient] = "naive",
             }, TestContext.Current.CancellationToken);
-            var switchedAfter = await WaitForVariantsAsync("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Frontend.Replicas=optimized, Catalog.Serialization=naive");
+            var switchedAfter = await WaitForVariantsAsync("Gateway.Buffering=naive, Gateway.Upstream=optimized, Frontend.CatalogClient=naive, Frontend.Replicas=optimized, Catalog.Serialization=naive");
             Assert.True(switchedAfter < TimeSpan.FromSeconds(2), $"took {switchedAfter}");
 
             // One flag at a time: each pitfall has its own.
@@ -32,24 +32,24 @@ public sealed class FlagsFileTests(SmallSystemFixture fixture)
                 [Pitfalls.CatalogSerialization] = "naive",
                 [Pitfalls.FrontendCatalogClient] = "optimized",
             }, TestContext.Current.CancellationToken);
-            await WaitForVariantsAsync("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=naive");
+            await WaitForVariantsAsync("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=naive");
 
             // The per-request header still wins over the file.
             var forced = await Http.GetAsync(fixture.Gateway, "/api/products", "optimized");
-            Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized", forced.Variants);
+            Assert.Equal("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized", forced.Variants);
         }
         finally
         {
             File.Delete(fixture.System.FlagsFile);
         }
 
-        await WaitForVariantsAsync("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized");
+        await WaitForVariantsAsync("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized");
     }
 
     [Fact]
     public async Task A_flags_file_that_does_not_parse_keeps_the_last_good_flags_and_warns_once_naming_the_file_and_the_error()
     {
-        const string Served = "Gateway.Buffering=optimized, Catalog.Serialization=naive";
+        const string Served = "Gateway.Buffering=optimized, Gateway.Upstream=optimized, Catalog.Serialization=naive";
         try
         {
             await FlagsFile.WriteAsync(fixture.System.FlagsFile, new Dictionary<string, string> { [Pitfalls.CatalogSerialization] = "naive" }, TestContext.Current.CancellationToken);
@@ -96,7 +96,7 @@ public sealed class FlagsFileTests(SmallSystemFixture fixture)
             File.Delete(fixture.System.FlagsFile);
         }
 
-        await WaitForVariantsAsync("Gateway.Buffering=optimized, Catalog.Serialization=optimized", "/api/catalog/products");
+        await WaitForVariantsAsync("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Catalog.Serialization=optimized", "/api/catalog/products");
     }
 
     private static int Warnings(string output) =>

@@ -17,8 +17,8 @@ public sealed class FullSizeTests(FullSizeSystemFixture fixture)
         Assert.Equal(naiveCatalog.Sha256, optimizedCatalog.Sha256);
 
         var (naive, optimized) = await Http.GetInBothModesAsync(gateway, "/api/products");
-        Assert.Equal("Gateway.Buffering=naive, Frontend.CatalogClient=naive, Frontend.Replicas=naive, Catalog.Serialization=naive", naive.Variants);
-        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized", optimized.Variants);
+        Assert.Equal("Gateway.Buffering=naive, Gateway.Upstream=naive, Frontend.CatalogClient=naive, Frontend.Replicas=naive, Catalog.Serialization=naive", naive.Variants);
+        Assert.Equal("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized", optimized.Variants);
 
         var products = optimizedCatalog.Json<List<CatalogProduct>>();
         var naiveItems = naive.Json<List<ProductView>>();

@@ -71,7 +71,7 @@ public sealed class MalformedInputTests(EdgeSystemFixture fixture)
         await fixture.AssertNothingLeftBehindAsync(stored + 1);
         await fixture.AssertEveryServiceHealthyAsync();
         var variants = (await Http.GetAsync(fixture.Gateway, "/api/products")).Variants;
-        Assert.Equal("Gateway.Buffering=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized", variants); // no flag was changed
+        Assert.Equal("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized", variants); // no flag was changed
     }
 
     private async Task<(string, Outcome)> BrokenMultipartAsync(Random random)

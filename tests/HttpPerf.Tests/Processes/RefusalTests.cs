@@ -1,61 +1,135 @@
-using System.Diagnostics;
-using System.Text.Json;
+using System.Globalization;
+using System.Net.Http.Json;
 using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.ServiceDefaults.FlagSources;
 using HttpPerf.Tests.Infrastructure;
+using LoadGen.LocalSystem;
 
 namespace HttpPerf.Tests.Processes;
 
 /// <summary>
-/// An upload refused mid-body reaches a client that sends at a realistic pace (2 MiB/s) through the Gateway with the
-/// service's own status and problem, in every rung: not a 502 because the service closed the connection while the
-/// Gateway's HttpClient was still sending (dotnet/yarp#1501).
+/// An upload refused mid-body reaches a paced client that reads while it sends (curl, at 1 and 2 MiB/s) through the
+/// Gateway with the service's own status and problem, within 2 s of the moment the service refused, in every rung of
+/// Uploads.Reader, whatever is left of the body (here a quarter of a GiB more, minutes at that pace, several times the
+/// 60 s the service used to drain): the Gateway relays a body over HTTP/2 (Gateway.Upstream optimized), and the
+/// client stops sending. With Gateway.Upstream naive (HTTP/1.1) the same refusal arrives as a 502.
+/// A system of its own: its quota (6 MiB) and file limit (4 MiB) are this test's.
 /// </summary>
-[Collection(SmallSystemCollection.Name)]
 [Trait(Kind.Name, Kind.Processes)]
-public sealed class RefusalTests(SmallSystemFixture fixture)
+public sealed class RefusalTests : IAsyncLifetime
 {
-    private const int Pace = 2 * 1024 * 1024;
+    private const int MaxFileBytes = 4 * 1024 * 1024;
+    private const int MaxStoredBytes = 6 * 1024 * 1024;
+    private const long Rest = 256L * 1024 * 1024;
+    private static readonly TimeSpan Promptly = TimeSpan.FromSeconds(2);
 
-    // Sent after the refusal: 7 s at the pace, past Kestrel's own drain of a body its app did not read (5 s).
-    private const int RestPastKestrelsDrain = 14 * 1024 * 1024;
+    private readonly string _files = Directory.CreateTempSubdirectory("httpperf-refusal-").FullName;
+    private LocalSystem _system = null!;
 
-    public static TheoryData<string> Modes => [.. PerfMode.All];
+    public static TheoryData<string, int> RungsAndPaces => new(
+        from rung in Pitfalls.Find(Pitfalls.UploadsReader)!.Variants.Select(v => v.Name)
+        from pace in new[] { 1, 2 }
+        select (rung, pace));
 
-    [Theory]
-    [MemberData(nameof(Modes))]
-    public async Task A_file_over_the_limit_sent_at_2_MiB_per_s_through_the_Gateway_gets_413(string mode)
+    public async ValueTask InitializeAsync()
     {
-        // 18 MiB against the fixture's 4 MiB limit: the streaming rungs know at 4 MiB, 2 s into the body, and the rest
-        // takes 7 s more, past the 5 s Kestrel drains a body its app left before it closes the connection.
-        var file = EveryRung.RandomFile(SmallSystemFixture.MaxFileBytes + RestPastKestrelsDrain);
-        var (status, problem, _) = await SendAsync(Multipart.Body([new Multipart.Part("big.bin", "application/octet-stream", file)]), mode);
-        Assert.Equal(413, status);
-        Assert.Contains("larger than", problem, StringComparison.Ordinal);
+        _system = await LocalSystem.StartAsync(new LocalSystemOptions
+        {
+            ProductCount = 100,
+            Environment = new Dictionary<string, string>
+            {
+                ["Uploads__MaxFileBytes"] = MaxFileBytes.ToString(CultureInfo.InvariantCulture),
+                [SystemContract.UploadsMaxStoredBytes] = MaxStoredBytes.ToString(CultureInfo.InvariantCulture),
+                ["Uploads__MinFreeDiskBytes"] = "0",
+            },
+        }, TestContext.Current.CancellationToken);
     }
 
     [Theory]
-    [MemberData(nameof(Modes))]
-    public async Task A_file_of_a_refused_type_first_in_a_paced_body_gets_415_through_the_Gateway(string mode)
+    [MemberData(nameof(RungsAndPaces))]
+    public async Task A_file_over_the_limit_gets_413_within_2_s_of_the_limit_crossed(string rung, int mebibytesPerSecond)
     {
-        var body = Multipart.Body(
-        [
-            new Multipart.Part("script.sh", "application/x-sh", "echo"u8.ToArray()),
-            new Multipart.Part("after.bin", "application/octet-stream", EveryRung.RandomFile(RestPastKestrelsDrain)),
-        ]);
-        var (status, problem, _) = await SendAsync(body, mode);
-        Assert.Equal(415, status);
-        Assert.Contains("not accepted", problem, StringComparison.Ordinal);
+        await ServeAsync(rung, PerfMode.Optimized);
+        var total = MaxFileBytes + RestFor(rung);
+        var answer = await PostAsync(mebibytesPerSecond, (Sparse("big.bin", total), "application/octet-stream"));
+        AssertRefused(answer, 413, "larger than", RefusedAt(rung, MaxFileBytes, total, mebibytesPerSecond), total);
     }
 
-    private async Task<(int Status, string Problem, TimeSpan Elapsed)> SendAsync(byte[] body, string mode)
+    [Theory]
+    [MemberData(nameof(RungsAndPaces))]
+    public async Task A_refused_type_in_the_first_part_gets_415_within_2_s(string rung, int mebibytesPerSecond)
     {
-        using var request = new HttpRequestMessage(HttpMethod.Post, "/api/uploads") { Content = PacedContent.Multipart(body, Pace) };
-        request.Headers.Add(Http.ModeHeader, mode);
-        var clock = Stopwatch.StartNew();
-        using var response = await fixture.Gateway.SendAsync(request, TestContext.Current.CancellationToken);
-        var text = await response.Content.ReadAsStringAsync(TestContext.Current.CancellationToken);
-        Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
-        using var problem = JsonDocument.Parse(text);
-        return ((int)response.StatusCode, problem.RootElement.GetProperty("title").GetString() ?? "", clock.Elapsed);
+        await ServeAsync(rung, PerfMode.Optimized);
+        var script = Path.Combine(_files, "script.sh");
+        await File.WriteAllTextAsync(script, "echo", TestContext.Current.CancellationToken);
+        var rest = RestFor(rung);
+        var answer = await PostAsync(mebibytesPerSecond, (script, "application/x-sh"), (Sparse("after.bin", rest), "application/octet-stream"));
+        AssertRefused(answer, 415, "not accepted", RefusedAt(rung, 0, rest, mebibytesPerSecond), rest);
+    }
+
+    [Theory]
+    [MemberData(nameof(RungsAndPaces))]
+    public async Task An_upload_past_the_storage_quota_gets_507_within_2_s_of_the_quota_crossed(string rung, int mebibytesPerSecond)
+    {
+        await ServeAsync(rung, PerfMode.Optimized);
+        // Two files: 3.5 MiB, within the file limit, then one that takes the request past the 6 MiB quota (for the
+        // naive rung, which checks each file's size before it stores any, one within the file limit too).
+        const int First = 7 * 512 * 1024;
+        var second = RestFor(rung);
+        var total = First + second;
+        var answer = await PostAsync(mebibytesPerSecond, (Sparse("first.bin", First), "application/octet-stream"), (Sparse("second.bin", second), "application/octet-stream"));
+        AssertRefused(answer, 507, "cannot be stored", RefusedAt(rung, MaxStoredBytes, total, mebibytesPerSecond), total);
+        Assert.Empty(_system.StoredUploads());
+        Assert.Empty(_system.IncomingFiles());
+    }
+
+    [Fact]
+    public async Task Relayed_over_HTTP_1_1_the_same_refusal_arrives_as_502()
+    {
+        // Gateway.Upstream naive: YARP's HttpClient sends the whole HTTP/1.1 body before it reads; the service answers
+        // 413 and Kestrel, after a few seconds of draining what nobody reads, closes: the send fails, YARP says 502.
+        await ServeAsync(PerfMode.Optimized, PerfMode.Naive);
+        var answer = await PostAsync(2, (Sparse("big.bin", MaxFileBytes + Rest), "application/octet-stream"));
+        Assert.Equal(502, answer.Status);
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        await _system.DisposeAsync();
+        Directory.Delete(_files, recursive: true);
+    }
+
+    // The naive rung reads the whole form before it looks at any file: its refusal comes at the end of the body, so
+    // its body is kept short; the streaming rungs refuse as the bytes arrive, and the rest is a quarter of a GiB.
+    private static long RestFor(string rung) => rung == PerfMode.Naive ? 4L * 1024 * 1024 : Rest;
+
+    private static TimeSpan RefusedAt(string rung, long crossedAt, long total, int mebibytesPerSecond) =>
+        TimeSpan.FromSeconds((double)(rung == PerfMode.Naive ? total : crossedAt) / (mebibytesPerSecond * 1024 * 1024));
+
+    private static void AssertRefused(CurlUpload.Answer answer, int status, string title, TimeSpan refusedAt, long total)
+    {
+        var said = $"{answer.Status} '{answer.ProblemTitle}' after {answer.Elapsed.TotalSeconds:F1} s, {answer.BytesSent} of {total} bytes sent, curl {answer.ExitCode} {answer.Errors}";
+        Assert.True(answer.Status == status, said);
+        Assert.Equal("application/problem+json", answer.ContentType);
+        Assert.Contains(title, answer.ProblemTitle, StringComparison.Ordinal);
+        Assert.True(answer.Elapsed <= refusedAt + Promptly, $"refused at about {refusedAt.TotalSeconds:F1} s: {said}");
+        Assert.True(answer.ExitCode == 0, $"the connection did not end cleanly: {said}");
+    }
+
+    private string Sparse(string name, long length) => CurlUpload.SparseFile(_files, name, length);
+
+    private Task<CurlUpload.Answer> PostAsync(int mebibytesPerSecond, params (string Path, string ContentType)[] parts) =>
+        CurlUpload.PostAsync(new Uri(_system.Gateway.BaseAddress, "/api/uploads"), parts.Select(p => new CurlUpload.Part(p.Path, p.ContentType)),
+            mebibytesPerSecond * 1024 * 1024, TestContext.Current.CancellationToken);
+
+    /// <summary>Sets Uploads.Reader and Gateway.Upstream in the flags file and waits until both services serve them.</summary>
+    private async Task ServeAsync(string reader, string upstream)
+    {
+        await FlagsFile.SetAsync(_system.FlagsFile, new Dictionary<string, string> { [Pitfalls.UploadsReader] = reader, [Pitfalls.GatewayUpstream] = upstream }, TestContext.Current.CancellationToken);
+        using var client = new HttpClient();
+        Assert.True(await Poll.UntilAsync(async () =>
+            (await client.GetFromJsonAsync<Dictionary<string, string>>(new Uri(_system.Uploads.BaseAddress, SystemContract.FlagsPath)))?[Pitfalls.UploadsReader] == reader
+            && (await client.GetFromJsonAsync<Dictionary<string, string>>(new Uri(_system.Gateway.BaseAddress, SystemContract.FlagsPath)))?[Pitfalls.GatewayUpstream] == upstream,
+            TimeSpan.FromSeconds(10), TimeSpan.FromMilliseconds(100)), $"the services did not take Uploads.Reader={reader}, Gateway.Upstream={upstream}");
     }
 }

@@ -28,7 +28,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
         var (response, receipts) = await UploadAsync(form, mode);
 
         Assert.Equal(HttpStatusCode.Created, response.StatusCode);
-        Assert.Equal($"Gateway.Buffering={GatewayServing(mode)}, Uploads.Reader={mode}", string.Join(", ", response.Headers.GetValues("X-Perf-Variants")));
+        Assert.Equal($"Gateway.Buffering={GatewayServing(mode)}, Gateway.Upstream={GatewayServing(mode)}, Uploads.Reader={mode}", string.Join(", ", response.Headers.GetValues("X-Perf-Variants")));
         var receipt = Assert.Single(receipts);
         Assert.Equal(bytes.Length, receipt.Size);
         Assert.Equal(Sha256(bytes), receipt.Sha256);
@@ -39,7 +39,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
         {
             var stored = await Http.GetAsync(fixture.Gateway, $"/api/uploads/{receipt.Id}", downloadMode);
             Assert.Equal(200, stored.Status);
-            Assert.Equal($"Gateway.Buffering={downloadMode}, Uploads.Download={downloadMode}", stored.Variants);
+            Assert.Equal($"Gateway.Buffering={downloadMode}, Gateway.Upstream={downloadMode}, Uploads.Download={downloadMode}", stored.Variants);
             Assert.Equal(receipt.Sha256, stored.Sha256);
         }
 
@@ -126,7 +126,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
 
         Assert.Equal(HttpStatusCode.OK, response.StatusCode);
         Assert.InRange(await response.Content.ReadFromJsonAsync<long>(Cancel), size, size + 1024);
-        Assert.Equal($"Gateway.Buffering={mode}", string.Join(", ", response.Headers.GetValues("X-Perf-Variants")));
+        Assert.Equal($"Gateway.Buffering={mode}, Gateway.Upstream={mode}", string.Join(", ", response.Headers.GetValues("X-Perf-Variants")));
     }
 
     [Fact]
