@@ -19,7 +19,5 @@ internal sealed class RotatingConnectionsHttpClientFactory(IOptions<HttpClientOp
     {
         base.ConfigureHandler(context, handler);
         handler.PooledConnectionLifetime = _lifetime;
-        // SCRATCH (h2 flow-control experiment; to be reverted)
-        if (System.Environment.GetEnvironmentVariable("SCRATCH_GW_H2WIN") is { Length: > 0 } w) handler.InitialHttp2StreamWindowSize = int.Parse(w);
     }
 }

@@ -42,13 +42,20 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
         var environments = AppHostFixture.ServiceNames.ToDictionary(name => name, name => ProcessTree.Environment(system.ProcessIds[name]));
         foreach (var spec in SystemContract.Services)
         {
-            // One address per replica: the Catalog runs two in process mode (catalog, catalog-2), the rest one.
+            // One address per replica and listener (HTTP/1.1 and HTTP/2): the Catalog runs two replicas in process
+            // mode (catalog, catalog-2), the rest one.
+            string[] listeners = [SystemContract.HttpEndpoint, SystemContract.Http2Endpoint];
             var addresses = environments[spec.Name].Keys.Where(k => k.StartsWith("services__", StringComparison.Ordinal)).Order().ToList();
-            Assert.Equal([.. spec.Calls.SelectMany(c => Enumerable.Range(0, c == SystemContract.Catalog ? 2 : 1).Select(i => SystemContract.ServiceAddress(c, i))).Order()], addresses);
+            Assert.Equal(
+                [.. spec.Calls.SelectMany(c => Enumerable.Range(0, c == SystemContract.Catalog ? 2 : 1).SelectMany(i => listeners.Select(l => SystemContract.ServiceAddress(c, i, l)))).Order()],
+                addresses);
             foreach (var called in spec.Calls)
             {
-                // No DCP proxy between them: the address called is the one the service listens on.
-                Assert.Equal(environments[called]["ASPNETCORE_URLS"].TrimEnd('/'), environments[spec.Name][SystemContract.ServiceAddress(called, 0)].TrimEnd('/'));
+                // No DCP proxy between them: the address called is the one the service's listener of that name binds.
+                foreach (var listener in listeners)
+                {
+                    Assert.Equal(environments[called][SystemContract.KestrelEndpointUrl(listener)].TrimEnd('/'), environments[spec.Name][SystemContract.ServiceAddress(called, 0, listener)].TrimEnd('/'));
+                }
             }
 
             Assert.Equal(system.FlagsFile, environments[spec.Name][SystemContract.FlagsFile]);
