@@ -258,6 +258,36 @@ public sealed class UploadTests(SmallSystemFixture fixture)
         Assert.True(await fixture.Telemetry.WaitForAsync("traces", TimeSpan.FromSeconds(10), "uploads", "Uploads.Reader=naive"));
     }
 
+    [Theory]
+    [MemberData(nameof(GatewayModes))]
+    public async Task The_Gateway_relays_a_body_over_the_protocol_of_its_Gateway_Upstream_rung_and_a_download_over_HTTP_1_1(string mode)
+    {
+        // Gateway.Upstream: optimized sends a request with a body to Uploads.Api's HTTP/2 listener, and keeps a
+        // download on HTTP/1.1; naive sends both over HTTP/1.1. The Gateway's client spans say which, and where.
+        var started = DateTime.UtcNow;
+        using var form = new MultipartFormDataContent { { new ByteArrayContent(RandomNumberGenerator.GetBytes(64 * 1024)), "file", $"{mode}.bin" } };
+        var (response, receipts) = await UploadAsync(form, mode);
+        Assert.Equal(HttpStatusCode.Created, response.StatusCode);
+        Assert.Equal(200, (await Http.GetAsync(fixture.Gateway, $"/api/uploads/{receipts[0].Id}", mode)).Status);
+
+        var uploads = fixture.System.Uploads;
+        var expected = new[]
+        {
+            (Method: "POST", Port: mode == PerfMode.Optimized ? uploads.Http2Address!.Port : uploads.BaseAddress.Port, Version: mode == PerfMode.Optimized ? "2" : "1.1"),
+            (Method: "GET", Port: uploads.BaseAddress.Port, Version: "1.1"),
+        };
+        foreach (var call in expected)
+        {
+            // This test's own calls: the collection's tests run one at a time.
+            SpanRecord? Relay() => fixture.Telemetry.Spans().FirstOrDefault(s => s.Service == SystemContract.Gateway && s.Start >= started
+                && s["http.request.method"] == call.Method && s["network.protocol.version"] is not null && s["url.full"]?.Contains("/uploads", StringComparison.Ordinal) == true);
+            Assert.True(await Poll.UntilAsync(() => Relay() is not null, TimeSpan.FromSeconds(10)), $"{mode}: no Gateway client span {call.Method} to Uploads.Api");
+            var relay = Relay()!;
+            Assert.Equal(call.Port.ToString(System.Globalization.CultureInfo.InvariantCulture), relay["server.port"]);
+            Assert.Equal(call.Version, relay["network.protocol.version"]);
+        }
+    }
+
     private async Task<(HttpResponseMessage Response, List<UploadReceipt> Receipts)> UploadAsync(HttpContent form, string mode)
     {
         using var request = new HttpRequestMessage(HttpMethod.Post, "/api/uploads") { Content = form };
