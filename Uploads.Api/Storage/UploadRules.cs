@@ -43,9 +43,10 @@ public sealed class UploadRules(IOptions<UploadOptions> options)
     /// <summary>
     /// A write to storage failed: the service's fault, never the client's. A full disk or an exhausted quota of the file
     /// system (ENOSPC, EDQUOT: .NET gives the errno as the IOException's HResult on Linux) is a 507, like the free-space
-    /// check that refuses before writing, for a disk another writer filled in between; any other failure is a 500.
+    /// check that refuses before writing, for a disk another writer filled in between; any other failure (another I/O
+    /// error, a permission the folder lost) is a 500.
     /// </summary>
-    public static UploadRejectedException StorageFailed(IOException error) => error.HResult is ENOSPC or EDQUOT
+    public static UploadRejectedException StorageFailed(Exception error) => error is IOException { HResult: ENOSPC or EDQUOT }
         ? new(StatusCodes.Status507InsufficientStorage, "The upload cannot be stored: the disk is full.")
         : new(StatusCodes.Status500InternalServerError, "The upload could not be written to storage.");
 

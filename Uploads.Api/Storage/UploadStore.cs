@@ -61,7 +61,7 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
         {
             await write;
         }
-        catch (IOException error)
+        catch (Exception error) when (error is IOException or UnauthorizedAccessException)
         {
             throw UploadRules.StorageFailed(error);
         }
@@ -74,7 +74,7 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
         {
             write();
         }
-        catch (IOException error)
+        catch (Exception error) when (error is IOException or UnauthorizedAccessException)
         {
             throw UploadRules.StorageFailed(error);
         }

@@ -62,7 +62,7 @@ public sealed class StuckReplicaTests
         Assert.All(during, e => Assert.True(e.Status == 200 && e.Elapsed <= bound,
             $"a product list begun {(e.Start - freezeAt).TotalSeconds:F1} s after the freeze: {e.Status} in {e.Elapsed.TotalMilliseconds:F0} ms ({report})"));
         Assert.NotEmpty(ejected);
-        Assert.True(servesAgain <= TimeSpan.FromSeconds(5), $"the thawed replica was back in every Frontend's choice, and served, {servesAgain.TotalSeconds:F1} s after the thaw ({report})");
+        Assert.True(servesAgain <= TimeSpan.FromSeconds(6), $"the thawed replica was back in every Frontend's choice, and served, {servesAgain.TotalSeconds:F1} s after the thaw ({report})");
 
         // Naive, the same replica frozen again: a call whose first attempt the round robin gives it waits 20 s.
         using var naive = Client(system, PerfMode.Naive);
