@@ -4,9 +4,6 @@ using HttpPerf.ServiceDefaults.Selection;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.AspNetCore.Http;
-using Microsoft.Extensions.Hosting.Internal;
-using Microsoft.Extensions.Logging.Abstractions;
-using Microsoft.Extensions.Options;
 using Uploads.Api.Reader;
 using Uploads.Api.Storage;
 using Uploads.Api;
@@ -27,27 +24,19 @@ public sealed class MultipartParserTests : IAsyncLifetime
     private const string Boundary = "----parser-test-boundary";
     private const int MaxFileBytes = 200_000;
 
-    private readonly string _folder = Directory.CreateTempSubdirectory("multipart-parser-").FullName;
-    private UploadStore _store = null!;
-    private UploadRules _rules = null!;
+    private TempUploadStore _temp = null!;
 
     private static CancellationToken Cancel => TestContext.Current.CancellationToken;
 
     /// <summary>What a request got: the stored files (name, type, bytes) or the problem.</summary>
     private sealed record Outcome(int Status, string Answer);
 
-    public async ValueTask InitializeAsync()
-    {
-        var options = Options.Create(new UploadOptions { DataDirectory = _folder, MaxFileBytes = MaxFileBytes, InstanceId = "parser-tests" });
-        _store = new UploadStore(options, new HostingEnvironment { ContentRootPath = _folder }, new StorageQuota(options, new InProcessQuotaLedger()), NullLogger<UploadStore>.Instance);
-        await _store.StartAsync(Cancel);
-        _rules = new UploadRules(options);
-    }
+    public async ValueTask InitializeAsync() =>
+        _temp = await TempUploadStore.StartAsync("multipart-parser-", o => (o.MaxFileBytes, o.InstanceId) = (MaxFileBytes, "parser-tests"));
 
     public ValueTask DisposeAsync()
     {
-        _store.Dispose();
-        Directory.Delete(_folder, recursive: true);
+        _temp.Dispose();
         return ValueTask.CompletedTask;
     }
 
@@ -166,10 +155,10 @@ public sealed class MultipartParserTests : IAsyncLifetime
     };
 
     private async Task<Outcome> StreamingAsync(byte[] body, string contentType = $"multipart/form-data; boundary={Boundary}") =>
-        await UploadAsync(new StreamingUploadReader(_rules, _store), body, [body.Length], contentType);
+        await UploadAsync(new StreamingUploadReader(_temp.Rules, _temp.Store), body, [body.Length], contentType);
 
     private async Task<Outcome> OptimizedAsync(byte[] body, IReadOnlyList<int> chunks, string contentType = $"multipart/form-data; boundary={Boundary}") =>
-        await UploadAsync(new PipeUploadReader(_rules), body, chunks, contentType);
+        await UploadAsync(new PipeUploadReader(_temp.Rules), body, chunks, contentType);
 
     /// <summary>The real handler on a request whose body arrives in <paramref name="chunks"/>; then nothing may be left in progress.</summary>
     private async Task<Outcome> UploadAsync(IUploadReader reader, byte[] body, IReadOnlyList<int> chunks, string contentType)
@@ -178,14 +167,14 @@ public sealed class MultipartParserTests : IAsyncLifetime
         context.Request.Method = "POST";
         context.Request.ContentType = contentType;
         context.Request.Body = new ChunkedStream(body, chunks);
-        var result = (await UploadsApi.Upload(context, reader, _store, _rules, new UploadMetrics(), new RequestVariants(), Cancel)).Result;
+        var result = (await UploadsApi.Upload(context, reader, _temp.Store, _temp.Rules, new UploadMetrics(), new RequestVariants(), Cancel)).Result;
 
-        Assert.Empty(Directory.GetDirectories(Path.Combine(_folder, ".incoming", "parser-tests")));
+        Assert.Empty(Directory.GetDirectories(_temp.Incoming("parser-tests")));
         switch (result)
         {
             case Created<IReadOnlyList<UploadReceipt>> created:
                 var files = created.Value!.Select(r =>
-                    $"{r.FileName} {r.ContentType} {r.Size} {r.Sha256} {Convert.ToHexStringLower(SHA256.HashData(System.IO.File.ReadAllBytes(_store.DataPath(r.Id))))}");
+                    $"{r.FileName} {r.ContentType} {r.Size} {r.Sha256} {Convert.ToHexStringLower(SHA256.HashData(System.IO.File.ReadAllBytes(_temp.Store.DataPath(r.Id))))}");
                 return new Outcome(201, string.Join(" | ", files));
             case ProblemHttpResult problem:
                 return new Outcome(problem.StatusCode, problem.ProblemDetails.Title ?? "");

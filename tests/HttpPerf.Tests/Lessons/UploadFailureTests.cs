@@ -3,9 +3,6 @@ using HttpPerf.ServiceDefaults.Selection;
 using HttpPerf.Tests.Infrastructure;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.HttpResults;
-using Microsoft.Extensions.Hosting.Internal;
-using Microsoft.Extensions.Logging.Abstractions;
-using Microsoft.Extensions.Options;
 using Uploads.Api;
 using Uploads.Api.Reader;
 using Uploads.Api.Storage;
@@ -23,26 +20,18 @@ public sealed class UploadFailureTests : IAsyncLifetime
     private const string Boundary = "----failure-test-boundary";
     private const string Instance = "failure-tests";
 
-    private readonly string _folder = Directory.CreateTempSubdirectory("upload-failure-").FullName;
-    private UploadStore _store = null!;
-    private UploadRules _rules = null!;
+    private TempUploadStore _temp = null!;
 
     private static CancellationToken Cancel => TestContext.Current.CancellationToken;
 
     public static TheoryData<string> Rungs => ["naive", "streaming", "optimized"];
 
-    public async ValueTask InitializeAsync()
-    {
-        var options = Options.Create(new UploadOptions { DataDirectory = _folder, InstanceId = Instance, MinFreeDiskBytes = 0 });
-        _store = new UploadStore(options, new HostingEnvironment { ContentRootPath = _folder }, new StorageQuota(options, new InProcessQuotaLedger()), NullLogger<UploadStore>.Instance);
-        await _store.StartAsync(Cancel);
-        _rules = new UploadRules(options);
-    }
+    public async ValueTask InitializeAsync() =>
+        _temp = await TempUploadStore.StartAsync("upload-failure-", o => (o.InstanceId, o.MinFreeDiskBytes) = (Instance, 0));
 
     public ValueTask DisposeAsync()
     {
-        _store.Dispose();
-        Directory.Delete(_folder, recursive: true);
+        _temp.Dispose();
         return ValueTask.CompletedTask;
     }
 
@@ -69,7 +58,7 @@ public sealed class UploadFailureTests : IAsyncLifetime
     public async Task A_store_that_cannot_make_the_uploads_folder_answers_500_in_every_rung_not_the_clients_400(string rung)
     {
         // The replica's incoming folder replaced by a file: making the upload's own folder under it fails (ENOTDIR).
-        var incoming = Path.Combine(_folder, ".incoming", Instance);
+        var incoming = _temp.Incoming(Instance);
         Directory.Delete(incoming, recursive: true);
         await File.WriteAllTextAsync(incoming, "not a folder", Cancel);
         try
@@ -84,7 +73,7 @@ public sealed class UploadFailureTests : IAsyncLifetime
             Directory.CreateDirectory(incoming);
         }
 
-        Assert.Equal([".incoming"], Directory.GetDirectories(_folder).Select(Path.GetFileName));
+        Assert.Equal([".incoming"], Directory.GetDirectories(_temp.Folder).Select(Path.GetFileName));
         Assert.Empty(Directory.GetDirectories(incoming));
     }
 
@@ -95,22 +84,22 @@ public sealed class UploadFailureTests : IAsyncLifetime
         var whole = Body();
         var (status, _) = await UploadAsync(rung, whole[..(whole.Length - 40)]);
         Assert.Equal(400, status);
-        Assert.Empty(Directory.GetDirectories(Path.Combine(_folder, ".incoming", Instance)));
+        Assert.Empty(Directory.GetDirectories(_temp.Incoming(Instance)));
     }
 
     private async Task<(int Status, string Title)> UploadAsync(string rung, byte[]? body = null)
     {
         IUploadReader reader = rung switch
         {
-            "naive" => new FormFileUploadReader(_rules, _store, new UploadMetrics(), new RequestVariants()),
-            "streaming" => new StreamingUploadReader(_rules, _store),
-            _ => new PipeUploadReader(_rules),
+            "naive" => new FormFileUploadReader(_temp.Rules, _temp.Store, new UploadMetrics(), new RequestVariants()),
+            "streaming" => new StreamingUploadReader(_temp.Rules, _temp.Store),
+            _ => new PipeUploadReader(_temp.Rules),
         };
         var context = new DefaultHttpContext();
         context.Request.Method = "POST";
         context.Request.ContentType = $"multipart/form-data; boundary={Boundary}";
         context.Request.Body = new MemoryStream(body ?? Body());
-        var result = (await UploadsApi.Upload(context, reader, _store, _rules, new UploadMetrics(), new RequestVariants(), Cancel)).Result;
+        var result = (await UploadsApi.Upload(context, reader, _temp.Store, _temp.Rules, new UploadMetrics(), new RequestVariants(), Cancel)).Result;
         return result is ProblemHttpResult problem ? (problem.StatusCode, problem.ProblemDetails.Title ?? "") : (201, "");
     }
 
