@@ -49,6 +49,28 @@ public sealed class ContainerModeTests(ContainerModeFixture system) : IClassFixt
     }
 
     [Fact]
+    public void Each_image_carries_its_own_settings_the_services_two_listeners_and_the_Gateways_relay()
+    {
+        SkipWithoutEngine();
+        foreach (var service in new[] { SystemContract.Catalog, SystemContract.Frontend, SystemContract.Uploads, SystemContract.Gateway })
+        {
+            // The image each replica runs, as the SDK built it: its own environment, not what the AppHost adds.
+            var container = system.ContainerIds.First(c => c.Key == service || c.Key.StartsWith($"{service}-", StringComparison.Ordinal)).Value;
+            var image = ContainerEngine.Run("inspect", "--format", "{{.Image}}", container).Trim();
+            var environment = JsonSerializer.Deserialize<string[]>(ContainerEngine.Run("image", "inspect", "--format", "{{json .Config.Env}}", image))!;
+            if (service == SystemContract.Gateway)
+            {
+                Assert.Contains($"{SystemContract.InlineSocketCompletions}=1", environment);
+            }
+            else
+            {
+                Assert.Contains($"{SystemContract.KestrelEndpointUrl(SystemContract.HttpEndpoint)}=http://+:8080", environment);
+                Assert.Contains($"{SystemContract.KestrelEndpointUrl(SystemContract.Http2Endpoint)}=http://+:8081", environment);
+            }
+        }
+    }
+
+    [Fact]
     public async Task Every_rung_returns_the_same_bytes_through_the_Gateway()
     {
         SkipWithoutEngine();
