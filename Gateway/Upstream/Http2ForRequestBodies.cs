@@ -1,6 +1,7 @@
 using Microsoft.AspNetCore.Http.Features;
 using Microsoft.Extensions.Options;
 using Yarp.ReverseProxy;
+using Yarp.ReverseProxy.Forwarder;
 using Yarp.ReverseProxy.Model;
 
 namespace Gateway.Upstream;
@@ -13,11 +14,14 @@ namespace Gateway.Upstream;
 /// Requests without a body stay on HTTP/1.1: HTTP/2 frames a large response in 16 KB pieces and gives up sendfile,
 /// which doubled the Gateway's CPU on the 100 MiB download (the page's table). <see cref="UpstreamOptions.Http2For"/>
 /// <c>AllRequests</c> moves every request, for that comparison.
+/// One correction to YARP: when an HTTP/2 connection to a service dies while YARP waits for the client's next bytes
+/// (a slow client, a killed replica), HttpClient cancels the body's copy and YARP reports it as the client's error,
+/// 400. The client did nothing wrong and its request was not served: that is 502, as it is over HTTP/1.1.
 /// Its page: docs/pitfalls/Gateway.Upstream.md.
 /// </summary>
 public sealed class Http2ForRequestBodies(IProxyStateLookup clusters, IOptions<UpstreamOptions> options) : IUpstreamProtocol
 {
-    public Task InvokeAsync(HttpContext context, Func<Task> next)
+    public async Task InvokeAsync(HttpContext context, Func<Task> next)
     {
         var hasBody = context.Features.Get<IHttpRequestBodyDetectionFeature>()?.CanHaveBody ?? false;
         if ((hasBody || options.Value.Http2For == Http2Requests.AllRequests)
@@ -26,6 +30,13 @@ public sealed class Http2ForRequestBodies(IProxyStateLookup clusters, IOptions<U
             context.ReassignProxyRequest(http2);
         }
 
-        return next();
+        await next();
+        if (context.Features.Get<IForwarderErrorFeature>() is { Error: ForwarderError.RequestBodyClient, Exception: AggregateException { InnerExceptions: [OperationCanceledException, ..] } }
+            && context.Response.StatusCode == StatusCodes.Status400BadRequest
+            && !context.Response.HasStarted
+            && !context.RequestAborted.IsCancellationRequested)
+        {
+            context.Response.StatusCode = StatusCodes.Status502BadGateway;
+        }
     }
 }

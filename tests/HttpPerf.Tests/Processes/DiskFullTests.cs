@@ -1,7 +1,5 @@
 using System.Diagnostics;
-using System.Net.Http.Json;
 using HttpPerf.ServiceDefaults.Contract;
-using HttpPerf.ServiceDefaults.FlagSources;
 using HttpPerf.Tests.Infrastructure;
 using LoadGen.LocalSystem;
 
@@ -49,10 +47,8 @@ public sealed class DiskFullTests : IAsyncLifetime
     public async Task A_disk_filled_under_an_upload_answers_507_leaves_no_partial_file_and_the_service_goes_on(string mode)
     {
         Assert.SkipWhen(_unavailable is not null, _unavailable ?? "");
-        await FlagsFile.SetAsync(_system!.FlagsFile, new Dictionary<string, string> { [Pitfalls.UploadsReader] = mode }, TestContext.Current.CancellationToken);
-        using var gateway = new HttpClient { BaseAddress = _system.Gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
-        Assert.True(await Poll.UntilAsync(async () => (await gateway.GetFromJsonAsync<Dictionary<string, string>>(new Uri(_system.Uploads.BaseAddress, SystemContract.FlagsPath)))?[Pitfalls.UploadsReader] == mode,
-            TimeSpan.FromSeconds(10), TimeSpan.FromMilliseconds(100)), $"Uploads.Api did not take Uploads.Reader={mode}");
+        await ServedFlags.SetAsync(_system!, new Dictionary<string, string> { [Pitfalls.UploadsReader] = mode });
+        using var gateway = new HttpClient { BaseAddress = _system!.Gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
         var before = _system.StoredUploads();
         var filler = Path.Combine(Uploads, "filler");
 

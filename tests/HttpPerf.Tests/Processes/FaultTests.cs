@@ -3,6 +3,7 @@ using System.Diagnostics;
 using System.Net;
 using System.Net.Http.Json;
 using System.Security.Cryptography;
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.Tests.Infrastructure;
 using LoadGen.Load;
 using LoadGen.LocalSystem;
@@ -95,12 +96,7 @@ public sealed class FaultTests
 
         // A large upload is being stored (its file in .incoming has data) when the process is killed.
         var inFlight = PostAsync(gateway, SyntheticFileContent.Create(768L << 20), mode);
-        var deadline = Stopwatch.GetTimestamp() + 60 * Stopwatch.Frequency;
-        while (!system.IncomingFiles().Any(f => new FileInfo(f).Length > (1 << 20)))
-        {
-            Assert.True(Stopwatch.GetTimestamp() < deadline && !inFlight.IsCompleted, "the upload never reached .incoming");
-            await Task.Delay(5, Cancel);
-        }
+        await UntilStoringAsync(system, inFlight);
 
         var dead = system.Uploads;
         dead.Kill();
@@ -124,6 +120,55 @@ public sealed class FaultTests
             Assert.Equal(200, read.Status);
             Assert.Equal(size, read.Body.Length);
             Assert.Equal(sha256, read.Sha256);
+        }
+    }
+
+    [Theory]
+    [InlineData("optimized")]
+    [InlineData("naive")]
+    public async Task Killing_uploads_under_a_slow_upload_answers_502_not_the_clients_400(string upstream)
+    {
+        // A client that sends at 2 MiB/s (curl): the Gateway spends the upload waiting for its next bytes, so the
+        // kill finds it reading from the client, not writing to the service. Over HTTP/2 (Gateway.Upstream optimized)
+        // HttpClient then cancels the body's copy, which YARP alone would call the client's error (400).
+        var options = new LocalSystemOptions { ProductCount = 100 };
+        await using var system = await LocalSystem.StartAsync(options, Cancel);
+        await ServedFlags.SetAsync(system, new Dictionary<string, string> { [Pitfalls.UploadsReader] = PerfMode.Optimized, [Pitfalls.GatewayUpstream] = upstream });
+        var files = Directory.CreateTempSubdirectory("httpperf-fault-");
+        try
+        {
+            var big = CurlUpload.SparseFile(files.FullName, "slow.bin", 64L << 20);
+            var answering = CurlUpload.PostAsync(new Uri(system.Gateway.BaseAddress, "/api/uploads"),
+                [new CurlUpload.Part(big, "application/octet-stream")], 2 << 20, Cancel);
+            await UntilStoringAsync(system, answering);
+
+            var dead = system.Uploads;
+            dead.Kill();
+            var answer = await answering;
+            var said = $"{answer.Status} '{answer.ProblemTitle}' after {answer.Elapsed.TotalSeconds:F1} s, {answer.BytesSent} bytes sent, curl {answer.ExitCode} {answer.Errors}";
+            Assert.True(answer.Status == 502, said);
+            Assert.Equal("application/problem+json", answer.ContentType);
+            Assert.True(answer.Elapsed < TimeSpan.FromSeconds(20), $"the client waited for the rest of its body: {said}");
+
+            await system.StartUploadsAsync(options, dead.BaseAddress, Cancel);
+            await dead.DisposeAsync();
+            Assert.Empty(system.IncomingFiles());
+            Assert.Empty(system.StoredUploads());
+        }
+        finally
+        {
+            files.Delete(recursive: true);
+        }
+    }
+
+    /// <summary>Waits until the upload <paramref name="inFlight"/> is being stored: its file in .incoming holds a MiB.</summary>
+    private static async Task UntilStoringAsync(LocalSystem system, Task inFlight)
+    {
+        var deadline = Stopwatch.GetTimestamp() + 60 * Stopwatch.Frequency;
+        while (!system.IncomingFiles().Any(f => new FileInfo(f).Length > (1 << 20)))
+        {
+            Assert.True(Stopwatch.GetTimestamp() < deadline && !inFlight.IsCompleted, "the upload never reached .incoming");
+            await Task.Delay(5, Cancel);
         }
     }
 

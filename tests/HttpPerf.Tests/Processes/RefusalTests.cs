@@ -1,7 +1,5 @@
 using System.Globalization;
-using System.Net.Http.Json;
 using HttpPerf.ServiceDefaults.Contract;
-using HttpPerf.ServiceDefaults.FlagSources;
 using HttpPerf.Tests.Infrastructure;
 using LoadGen.LocalSystem;
 
@@ -122,14 +120,6 @@ public sealed class RefusalTests : IAsyncLifetime
         CurlUpload.PostAsync(new Uri(_system.Gateway.BaseAddress, "/api/uploads"), parts.Select(p => new CurlUpload.Part(p.Path, p.ContentType)),
             mebibytesPerSecond * 1024 * 1024, TestContext.Current.CancellationToken);
 
-    /// <summary>Sets Uploads.Reader and Gateway.Upstream in the flags file and waits until both services serve them.</summary>
-    private async Task ServeAsync(string reader, string upstream)
-    {
-        await FlagsFile.SetAsync(_system.FlagsFile, new Dictionary<string, string> { [Pitfalls.UploadsReader] = reader, [Pitfalls.GatewayUpstream] = upstream }, TestContext.Current.CancellationToken);
-        using var client = new HttpClient();
-        Assert.True(await Poll.UntilAsync(async () =>
-            (await client.GetFromJsonAsync<Dictionary<string, string>>(new Uri(_system.Uploads.BaseAddress, SystemContract.FlagsPath)))?[Pitfalls.UploadsReader] == reader
-            && (await client.GetFromJsonAsync<Dictionary<string, string>>(new Uri(_system.Gateway.BaseAddress, SystemContract.FlagsPath)))?[Pitfalls.GatewayUpstream] == upstream,
-            TimeSpan.FromSeconds(10), TimeSpan.FromMilliseconds(100)), $"the services did not take Uploads.Reader={reader}, Gateway.Upstream={upstream}");
-    }
+    private Task ServeAsync(string reader, string upstream) =>
+        ServedFlags.SetAsync(_system, new Dictionary<string, string> { [Pitfalls.UploadsReader] = reader, [Pitfalls.GatewayUpstream] = upstream });
 }
