@@ -11,22 +11,27 @@ internal static class FlagCommands
 {
     /// <summary>
     /// One command per flag of <paramref name="service"/> and rung: "Catalog.Serialization: naive", "…: streaming",
-    /// "…: optimized", on every instance (each replica's sets the flag of them all).
+    /// "…: optimized", on every instance and on the service's own row in container mode (each sets the flag of every
+    /// replica, and says so).
     /// </summary>
-    public static Service WithFlagCommands(this Service service, Service gateway, IResourceBuilder<ParameterResource> adminKey) =>
-        service.Each(p => p.WithFlagCommands(service.Name, gateway, adminKey), c => c.WithFlagCommands(service.Name, gateway, adminKey));
+    public static Service WithFlagCommands(this Service service, Service gateway, IResourceBuilder<ParameterResource> adminKey)
+    {
+        service.ReplicaSet?.WithFlagCommands(service, gateway, adminKey);
+        return service.Each(p => p.WithFlagCommands(service, gateway, adminKey), c => c.WithFlagCommands(service, gateway, adminKey));
+    }
 
-    private static void WithFlagCommands<T>(this IResourceBuilder<T> service, string name, Service gateway, IResourceBuilder<ParameterResource> adminKey)
+    private static void WithFlagCommands<T>(this IResourceBuilder<T> resource, Service service, Service gateway, IResourceBuilder<ParameterResource> adminKey)
         where T : IResource
     {
-        foreach (var pitfall in Pitfalls.All.Where(p => p.Service == name))
+        foreach (var pitfall in Pitfalls.All.Where(p => p.Service == service.Name))
         {
             foreach (var (variant, does) in pitfall.Variants)
             {
-                service.WithCommand(
+                resource.WithCommand(
                     name: $"{pitfall.Flag}-{variant}",
                     displayName: $"{pitfall.Flag}: {variant}",
-                    executeCommand: context => SetAsync(gateway, adminKey, $"/admin/flags/{pitfall.Flag}", variant, context.CancellationToken),
+                    executeCommand: context => SetAsync(gateway, adminKey, $"/admin/flags/{pitfall.Flag}", variant, context.CancellationToken,
+                        $"{pitfall.Flag} is {variant} on {service.InstanceNames}."),
                     commandOptions: Options(does, variant));
             }
         }
@@ -44,7 +49,8 @@ internal static class FlagCommands
             resource.WithCommand(
                 name: $"all-flags-{variant}",
                 displayName: $"Every flag: {variant}",
-                executeCommand: context => SetAsync(gateway, adminKey, "/admin/flags", variant, context.CancellationToken),
+                executeCommand: context => SetAsync(gateway, adminKey, "/admin/flags", variant, context.CancellationToken,
+                    $"Every flag is {variant} (or optimized, where it has no such rung) on every replica of every service."),
                 commandOptions: Options($"Sets every pitfall flag of every service to {variant} (where a flag has no such rung: optimized).", variant));
         }
     }
@@ -62,12 +68,12 @@ internal static class FlagCommands
     };
 
     private static async Task<ExecuteCommandResult> SetAsync(
-        Service gateway, IResourceBuilder<ParameterResource> adminKey, string path, string variant, CancellationToken cancellationToken)
+        Service gateway, IResourceBuilder<ParameterResource> adminKey, string path, string variant, CancellationToken cancellationToken, string done)
     {
         using var request = new HttpRequestMessage(HttpMethod.Put, path) { Content = JsonContent.Create(variant) };
         request.Headers.Add("X-Admin-Key", await adminKey.Resource.GetValueAsync(cancellationToken));
         // The Gateway's audit record of each change names where it came from (Gateway/Admin/FlagAudit.cs).
         request.Headers.Add("X-Admin-Client", "dashboard-command");
-        return await ControlRequests.SendAsync(gateway.GetEndpoint("http"), "The Gateway", request, cancellationToken);
+        return await ControlRequests.SendAsync(gateway.GetEndpoint("http"), "The Gateway", request, cancellationToken, onSuccess: _ => CommandResults.Success(done));
     }
 }

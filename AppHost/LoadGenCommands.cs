@@ -59,13 +59,16 @@ internal static class LoadGenCommands
         return loadGen;
     }
 
+    // LoadGen cancels what is still in flight at 55 s (AbMeasurement.HardLimit) and answers.
+    private static readonly TimeSpan AbMeasurementTimeout = TimeSpan.FromSeconds(65);
+
     private static async Task<ExecuteCommandResult> MeasureAsync<T>(IResourceBuilder<T> loadGen, CancellationToken cancellationToken)
         where T : IResourceWithEndpoints
     {
         using var request = new HttpRequestMessage(HttpMethod.Post, "/measure");
         return await ControlRequests.SendAsync(loadGen.GetEndpoint("control"), "LoadGen", request, cancellationToken,
             onSuccess: table => CommandResults.Success("Naive and optimized measured side by side.", table, CommandResultFormat.Markdown, displayImmediately: true),
-            timeout: TimeSpan.FromSeconds(45));
+            timeout: AbMeasurementTimeout);
     }
 
     private static CommandOptions Options(string description, string icon) => new()

@@ -45,15 +45,16 @@ internal static class Publishing
         service.ApplicationBuilder.ExecutionContext.IsPublishMode ? service.WithEnvironment(name, value) : service;
 
     /// <summary>
-    /// Published, Uploads.Api's data directory is the volume <c>uploads-data</c>, mounted into every replica, so any
-    /// replica serves any upload. Mounted on /home/app, the one directory of the image the "app" user owns: a new
-    /// named volume takes the owner of the directory it is mounted on.
+    /// Published, Uploads.Api's data directory is the volume <c>uploads-data</c>, mounted into every replica at
+    /// <see cref="HttpPerf.ServiceDefaults.Contract.SystemContract.UploadsContainerDataPath"/>, so any replica serves
+    /// any upload. The deployment gives the volume to the image's "app" user (uid 1654): Kubernetes' <c>fsGroup</c>,
+    /// or a one-shot <c>chown</c> as container mode does (docs/deploy.md).
     /// </summary>
     public static IResourceBuilder<ProjectResource> PublishWithUploadsVolume(this IResourceBuilder<ProjectResource> uploads) =>
         uploads.ApplicationBuilder.ExecutionContext.IsPublishMode
             ? uploads
-                .WithAnnotation(new ContainerMountAnnotation("uploads-data", "/home/app", ContainerMountType.Volume, isReadOnly: false))
-                .WithEnvironment(HttpPerf.ServiceDefaults.Contract.SystemContract.UploadsDataDirectory, "/home/app/uploads")
+                .WithAnnotation(new ContainerMountAnnotation("uploads-data", HttpPerf.ServiceDefaults.Contract.SystemContract.UploadsContainerDataPath, ContainerMountType.Volume, isReadOnly: false))
+                .WithEnvironment(HttpPerf.ServiceDefaults.Contract.SystemContract.UploadsDataDirectory, HttpPerf.ServiceDefaults.Contract.SystemContract.UploadsContainerDataPath)
             : uploads;
 
     // The entry core Aspire writes for a project (type, path, args, env, bindings), and the fields of ours.

@@ -74,14 +74,21 @@ internal static class ServiceResourceExtensions
     /// <summary>
     /// Uploads.Api's storage shared by every replica, so any replica serves any upload: in container mode the named
     /// <paramref name="volume"/>; published, the volume <c>uploads-data</c> (Publishing.cs); in process mode, its folder.
-    /// Mounted on /home/app, the one directory of the image the "app" user owns: a new named volume takes the owner of
-    /// the directory it is mounted on.
+    /// Mounted at <see cref="SystemContract.UploadsContainerDataPath"/>, a path of its own (HOME holds the image's
+    /// dotfiles and whatever writes there). The image runs as its "app" user and has no such folder, and Docker gives a
+    /// new volume mounted on a missing path to root (Podman to the container's user): a one-shot container
+    /// (<see cref="Service.AddVolumeOwner"/>) gives the volume to "app" before any replica starts.
     /// </summary>
-    public static Service WithUploadsVolume(this Service uploads, string volume) => uploads.Each(
-        project => project.PublishWithUploadsVolume(),
-        container => container
-            .WithVolume(volume, "/home/app")
-            .WithEnvironment(SystemContract.UploadsDataDirectory, "/home/app/uploads"));
+    public static Service WithUploadsVolume(this Service uploads, string volume)
+    {
+        var owner = uploads.Containers.Count > 0 ? uploads.AddVolumeOwner(volume, SystemContract.UploadsContainerDataPath) : null;
+        return uploads.Each(
+            project => project.PublishWithUploadsVolume(),
+            container => container
+                .WithVolume(volume, SystemContract.UploadsContainerDataPath)
+                .WithEnvironment(SystemContract.UploadsDataDirectory, SystemContract.UploadsContainerDataPath)
+                .WaitForCompletion(owner!));
+    }
 
     /// <summary>The Gateway's own pages as the resource's links: the landing page (flags, and the last minute per route and variant) and the admin page.</summary>
     public static Service WithPublicPages(this Service gateway) =>

@@ -18,11 +18,13 @@ internal sealed class Service
     /// <summary>The port of the services' cleartext HTTP/2 listener inside their containers (the image sets it: Directory.Build.props).</summary>
     public const int ContainerHttp2Port = 8081;
 
-    private Service(string name, IReadOnlyList<IResourceBuilder<ProjectResource>> projects, IReadOnlyList<IResourceBuilder<ContainerResource>> containers)
+    private Service(string name, IReadOnlyList<IResourceBuilder<ProjectResource>> projects, IReadOnlyList<IResourceBuilder<ContainerResource>> containers,
+        IResourceBuilder<ReplicaSetResource>? replicaSet = null)
     {
         Name = name;
         Projects = projects;
         Containers = containers;
+        ReplicaSet = replicaSet;
     }
 
     /// <summary>The service's name in the contract (<see cref="SystemContract"/>): <c>catalog</c> for both catalog-1 and catalog-2.</summary>
@@ -33,6 +35,19 @@ internal sealed class Service
 
     /// <summary>Container mode: one container per replica.</summary>
     public IReadOnlyList<IResourceBuilder<ContainerResource>> Containers { get; }
+
+    /// <summary>Container mode, more than one replica: the service's own row, the containers nested under it.</summary>
+    public IResourceBuilder<ReplicaSetResource>? ReplicaSet { get; }
+
+    /// <summary>The names of every instance, as the dashboard lists them: "catalog-1 and catalog-2".</summary>
+    public string InstanceNames
+    {
+        get
+        {
+            var names = Instances.Select(i => i.Resource.Name).ToList();
+            return names.Count == 1 ? names[0] : $"{string.Join(", ", names[..^1])} and {names[^1]}";
+        }
+    }
 
     public IDistributedApplicationBuilder ApplicationBuilder => Projects.Count > 0 ? Projects[0].ApplicationBuilder : Containers[0].ApplicationBuilder;
 
@@ -63,9 +78,17 @@ internal sealed class Service
     /// <summary>
     /// <paramref name="replicas"/> containers of <paramref name="image"/>, named <c>{name}-1</c>, <c>{name}-2</c>, ...
     /// (just <paramref name="name"/> when there is one), each with its HTTP endpoint and the dashboard's telemetry.
+    /// Replicas are one service on the dashboard, as project replicas are: they sit under a row named
+    /// <paramref name="name"/> (<see cref="ReplicaSetResource"/>), and export as <c>service.name</c>
+    /// <paramref name="name"/> with <c>service.instance.id</c> 1, 2, ..., so Metrics, Traces and Structured logs offer
+    /// <c>catalog</c> (every replica in one chart) and <c>catalog-1</c>, <c>catalog-2</c> (the dashboard names an
+    /// instance <c>{service.name}-{service.instance.id}</c>). The engine's container takes the resource's name, so that
+    /// name is the instance's and a row's "View telemetry" links find it: two AppHosts in container mode on one engine
+    /// at once would clash.
     /// </summary>
     public static Service FromImage(IDistributedApplicationBuilder builder, string name, ServiceImage image, int replicas, string[] runtimeArgs, bool httpEndpoint)
     {
+        var replicaSet = replicas > 1 ? builder.AddReplicaSet(name) : null;
         var containers = Enumerable.Range(1, replicas)
             .Select(i =>
             {
@@ -74,6 +97,16 @@ internal sealed class Service
                     .WithAnnotation(new ServiceImageAnnotation(image))
                     .WithContainerRuntimeArgs(runtimeArgs)
                     .WithOtlpExporter();
+                if (replicaSet is not null)
+                {
+                    // After WithOtlpExporter: the environment's callbacks run in order, and the last value set wins.
+                    var instance = $"service.instance.id={i}";
+                    container.WithEnvironment("OTEL_SERVICE_NAME", name)
+                        .WithEnvironment("OTEL_RESOURCE_ATTRIBUTES", instance)
+                        .WithContainerName($"{name}-{i}")
+                        .WithParentRelationship(replicaSet);
+                }
+
                 // The image's two listeners (Directory.Build.props): HTTP/1.1, and cleartext HTTP/2 for the Gateway.
                 return httpEndpoint
                     ? container.WithHttpEndpoint(targetPort: ContainerPort, name: SystemContract.HttpEndpoint)
@@ -82,7 +115,25 @@ internal sealed class Service
                     : container;
             })
             .ToList();
-        return new(name, [], containers);
+        replicaSet?.FollowedBy(containers);
+        return new(name, [], containers, replicaSet);
+    }
+
+    /// <summary>
+    /// A one-shot container of the service's image, run as root, that gives <paramref name="volume"/> (mounted at
+    /// <paramref name="path"/>) to the image's "app" user and exits; shown under the service's row.
+    /// </summary>
+    public IResourceBuilder<ContainerResource> AddVolumeOwner(string volume, string path)
+    {
+        var first = Containers[0];
+        var image = first.Resource.Annotations.OfType<ServiceImageAnnotation>().Single().Image;
+        return ApplicationBuilder.AddContainer($"{Name}-volume", image.Repository, image.Tag)
+            .WithImageRegistry(image.Registry)
+            .WithVolume(volume, path)
+            .WithContainerRuntimeArgs("--user=0")
+            .WithEntrypoint("chown")
+            .WithArgs("app:app", path)
+            .WithParentRelationship(ReplicaSet?.Resource ?? (IResource)first.Resource);
     }
 
     /// <summary>Applies <paramref name="project"/> to the project, or <paramref name="container"/> to every container.</summary>

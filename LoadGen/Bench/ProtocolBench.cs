@@ -81,7 +81,7 @@ public static class ProtocolBench
         var warmUpRequests = scenario.Uploads || scenario.Downloads ? 2 : 4;
         var buffer = scenario.ReadBufferBytes;
         // Warm-up uploads are deleted as they are answered; measured ones after the phase's counters are read.
-        HttpRequestMessage WarmUp() => scenario.Request(requests).DeletesWhatItCreates("/api");
+        HttpRequestMessage WarmUp() => scenario.Request(requests).DeletesWhatItCreates("/api", "/api/uploads/{id}");
 
         // Past tier-0 code on both protocols (the Gateway's HTTP/2 client and the services' HTTP/2 server are code of their own).
         foreach (var (protocol, rung) in Protocols)

@@ -32,6 +32,7 @@ public sealed class DownloadFile(HttpClient gateway, long size) : IAsyncDisposab
             try
             {
                 using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(10));
+                using var span = Exchange.StartSpan(HttpMethod.Delete, "/api/uploads/{id}");
                 using var deleted = await gateway.DeleteAsync($"/api/uploads/{id}", timeout.Token);
             }
             catch (Exception exception) when (exception is HttpRequestException or TaskCanceledException)

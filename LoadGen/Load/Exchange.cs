@@ -21,7 +21,7 @@ public static class Exchange
     private static readonly HttpRequestOptionsKey<string> OperationKey = new("loadgen.operation");
     private static readonly HttpRequestOptionsKey<string> RouteKey = new("loadgen.route");
 
-    private static readonly HttpRequestOptionsKey<string> DeleteCreatedKey = new("loadgen.delete-created");
+    private static readonly HttpRequestOptionsKey<(string Prefix, string Route)> DeleteCreatedKey = new("loadgen.delete-created");
 
     /// <summary>
     /// What came back: body bytes, when the headers arrived (0 if they never did), success, the <c>X-Perf-Variants</c>
@@ -31,12 +31,26 @@ public static class Exchange
 
     /// <summary>
     /// What a 201 of <paramref name="request"/> creates is deleted once its response is read (<c>DELETE</c> of its
-    /// <c>Location</c> under <paramref name="prefix"/>), outside its timing and span: load that uploads leaves no upload.
+    /// <c>Location</c> under <paramref name="prefix"/>), outside its timing and span, in a span of its own named
+    /// <paramref name="route"/>: load that uploads leaves no upload.
     /// </summary>
-    public static HttpRequestMessage DeletesWhatItCreates(this HttpRequestMessage request, string prefix)
+    public static HttpRequestMessage DeletesWhatItCreates(this HttpRequestMessage request, string prefix, string route)
     {
-        request.Options.Set(DeleteCreatedKey, prefix);
+        request.Options.Set(DeleteCreatedKey, (prefix, route));
         return request;
+    }
+
+    /// <summary>
+    /// A span of LoadGen's own, <c>{method} {route}</c>, around a call outside any scenario's figures (storing the
+    /// download's file, deleting what an upload created, asking the Gateway's health), so that every trace LoadGen
+    /// starts is named by its route, not by the method alone as HttpClient's span is. Null when nobody listens.
+    /// </summary>
+    public static Activity? StartSpan(HttpMethod method, string route)
+    {
+        var span = Source.StartActivity($"{method} {route}");
+        span?.SetTag("http.request.method", method.Method);
+        span?.SetTag("url.template", route);
+        return span;
     }
 
     /// <summary>Names the span of <paramref name="request"/>: the scenario (null for a bare path) and the route, with <c>{id}</c> where the path varies.</summary>
@@ -53,13 +67,14 @@ public static class Exchange
 
     public static async Task<Outcome> SendAsync(HttpClient client, HttpRequestMessage request, byte[] buffer, CancellationToken cancellationToken)
     {
-        var deleteUnder = request.Options.TryGetValue(DeleteCreatedKey, out var prefix) ? prefix : null;
+        var deletes = request.Options.TryGetValue(DeleteCreatedKey, out var delete);
         var (outcome, created) = await SendAndReadAsync(client, request, buffer, cancellationToken);
-        if (deleteUnder is not null && created is not null)
+        if (deletes && created is not null)
         {
             try
             {
-                using var deleted = await client.DeleteAsync($"{deleteUnder}{created.OriginalString}", cancellationToken);
+                using var span = StartSpan(HttpMethod.Delete, delete.Route);
+                using var deleted = await client.DeleteAsync($"{delete.Prefix}{created.OriginalString}", cancellationToken);
             }
             catch (Exception exception) when (exception is HttpRequestException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
             {
@@ -110,10 +125,12 @@ public static class Exchange
             return null;
         }
 
-        var route = RouteOf(request);
-        var span = Source.StartActivity(request.Options.TryGetValue(OperationKey, out var operation) ? operation : $"{request.Method} {route}");
-        span?.SetTag("http.request.method", request.Method.Method);
-        span?.SetTag("url.template", route);
+        var span = StartSpan(request.Method, RouteOf(request));
+        if (request.Options.TryGetValue(OperationKey, out var operation))
+        {
+            span?.DisplayName = operation;
+        }
+
         if (request.Headers.TryGetValues(PerfMode.RequestHeader, out var mode))
         {
             span?.SetTag("loadgen.requested_mode", string.Join(", ", mode));

@@ -76,7 +76,7 @@ public sealed class Scenario
             "catalog" => new HttpRequestMessage(HttpMethod.Get, "/api/catalog/products").Named(name, "/api/catalog/products"),
             "export" => new HttpRequestMessage(HttpMethod.Get, "/api/catalog/export").Named(name, "/api/catalog/export"),
             // Each upload is deleted once acknowledged, so hours of load never fill the storage quota.
-            "upload" => new HttpRequestMessage(HttpMethod.Post, "/api/uploads") { Content = SyntheticFileContent.Create(_uploadBytes) }.Named(name, "/api/uploads").DeletesWhatItCreates("/api"),
+            "upload" => new HttpRequestMessage(HttpMethod.Post, "/api/uploads") { Content = SyntheticFileContent.Create(_uploadBytes) }.Named(name, "/api/uploads").DeletesWhatItCreates("/api", "/api/uploads/{id}"),
             "download" => new HttpRequestMessage(HttpMethod.Get, $"/api/uploads/{_downloadId ?? throw new InvalidOperationException("Call PrepareAsync first.")}").Named(name, "/api/uploads/{id}"),
             _ => new HttpRequestMessage(HttpMethod.Get, name).Named(null, name),
         };

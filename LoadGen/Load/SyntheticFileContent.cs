@@ -18,6 +18,7 @@ public static class SyntheticFileContent
     /// <summary>Uploads one file of <paramref name="size"/> bytes through <c>POST /api/uploads</c>; returns its id.</summary>
     public static async Task<string> StoreAsync(HttpClient client, long size, CancellationToken cancellationToken)
     {
+        using var span = Exchange.StartSpan(HttpMethod.Post, "/api/uploads");
         using var response = await client.PostAsync("/api/uploads", Create(size), cancellationToken);
         response.EnsureSuccessStatusCode();
         return (await response.Content.ReadFromJsonAsync<List<Receipt>>(cancellationToken))![0].Id;

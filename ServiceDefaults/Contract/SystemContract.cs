@@ -84,6 +84,9 @@ public static class SystemContract
 
     public const string UploadsDataDirectory = UploadsSection + "__DataDirectory";
 
+    /// <summary>Where Uploads.Api's containers mount the volume their replicas share (container mode and published): a data path of its own, not the app user's home.</summary>
+    public const string UploadsContainerDataPath = "/data/uploads";
+
     /// <summary>The bench's upload limit, off by default: a route that reads and drops the body.</summary>
     public const string UploadsEnableSink = UploadsSection + "__EnableSink";
 

@@ -118,6 +118,12 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
             var recorded = audit.Select(r => $"{r["Flag"]} {r["Old"]} -> {r["New"]}").ToList();
             Assert.True(changes.Order().SequenceEqual(recorded.Order()), $"changes:{Environment.NewLine}{string.Join(Environment.NewLine, changes)}{Environment.NewLine}audit records:{Environment.NewLine}{string.Join(Environment.NewLine, audit.Select(r => $"{r.Time:HH:mm:ss.fff} {r.Body}"))}");
             Assert.All(audit, r => Assert.Equal(("dashboard-command", SystemContract.AuditCategory), (r["Source"], r.Category)));
+
+            // Each record's Trace link opens a trace the dashboard holds: the admin request that made the change.
+            foreach (var traceId in audit.Select(r => r.TraceId).Distinct())
+            {
+                await AssertTraceHeldAsync(traceId, SystemContract.Gateway, "/admin/flags");
+            }
         }
         finally
         {
@@ -220,6 +226,13 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
                 Assert.Equal(PerfMode.Optimized, optimizedRow[2]);
                 Assert.True(double.TryParse(optimizedRow[7], System.Globalization.CultureInfo.InvariantCulture, out var ratio) && ratio > 0, $"p50 ratio of {route}: {lines[naiveRow + 1]}");
             }
+
+            // Its AbMeasured record's Trace link opens the measurement: LoadGen's /measure and the requests it sent.
+            using var dashboard = new HttpClient { BaseAddress = system.Dashboard };
+            dashboard.DefaultRequestHeaders.Add("x-api-key", system.DashboardApiKey);
+            IReadOnlyList<DashboardLogs.Log> records = [];
+            Assert.True(await UntilAsync(async () => (records = await DashboardLogs.GetAsync(dashboard, SystemContract.LoadGen, "A/B measured", Cancel)).Count > 0, TimeSpan.FromSeconds(20)), "no AbMeasured record");
+            await AssertTraceHeldAsync(records[^1].TraceId, SystemContract.LoadGen, "/measure");
         }
         finally
         {
@@ -265,6 +278,18 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
     }
 
     // The Gateway's server span, the one ASP.NET Core names by route (YARP's proxy.forwarder span is of server kind too).
+    /// <summary>The dashboard holds the trace <paramref name="traceId"/>, with a span of <paramref name="service"/> naming <paramref name="route"/>.</summary>
+    private async Task AssertTraceHeldAsync(string traceId, string service, string route)
+    {
+        Assert.NotEqual("", traceId);
+        using var dashboard = new HttpClient { BaseAddress = system.Dashboard };
+        dashboard.DefaultRequestHeaders.Add("x-api-key", system.DashboardApiKey);
+        IReadOnlyList<DashboardSpans.Span> spans = [];
+        Assert.True(await UntilAsync(async () => (spans = await DashboardSpans.GetAsync(dashboard, traceId, Cancel))
+            .Any(s => s.Service == service && s.Name.Contains(route, StringComparison.Ordinal)), TimeSpan.FromSeconds(20)),
+            $"trace {traceId}: {spans.Count} spans ({string.Join(", ", spans.Select(s => $"{s.Service}: {s.Name}").Distinct())})");
+    }
+
     private static bool IsGatewayServerSpan(DashboardSpans.Span span) =>
         span.Service == "gateway" && span.Kind == 2 && span.Name.StartsWith("GET /api/products", StringComparison.Ordinal);
 

@@ -8,7 +8,11 @@ namespace HttpPerf.Tests.AppHost;
 /// </summary>
 public static class DashboardSpans
 {
-    public sealed record Span(string Service, string TraceId, string Name, int Kind, IReadOnlyDictionary<string, string> Attributes);
+    public sealed record Span(string Service, string TraceId, string Name, int Kind, IReadOnlyDictionary<string, string> Attributes)
+    {
+        /// <summary>The resource's <c>service.instance.id</c>: which replica of the service it came from.</summary>
+        public string Instance { get; init; } = "";
+    }
 
     public static async Task<IReadOnlyList<Span>> GetAsync(HttpClient dashboard, string? traceId, CancellationToken cancellationToken, string? resourceName = null)
     {
@@ -22,13 +26,15 @@ public static class DashboardSpans
 
         foreach (var resource in resourceSpans.EnumerateArray())
         {
-            var service = Attributes(resource.GetProperty("resource")).GetValueOrDefault("service.name") ?? "";
+            var resourceAttributes = Attributes(resource.GetProperty("resource"));
+            var service = resourceAttributes.GetValueOrDefault("service.name") ?? "";
+            var instance = resourceAttributes.GetValueOrDefault("service.instance.id") ?? "";
             foreach (var scope in resource.GetProperty("scopeSpans").EnumerateArray())
             {
                 foreach (var span in scope.GetProperty("spans").EnumerateArray())
                 {
                     var kind = span.TryGetProperty("kind", out var k) && k.ValueKind == JsonValueKind.Number ? k.GetInt32() : 0;
-                    spans.Add(new Span(service, span.GetProperty("traceId").GetString()!, span.GetProperty("name").GetString()!, kind, Attributes(span)));
+                    spans.Add(new Span(service, span.GetProperty("traceId").GetString()!, span.GetProperty("name").GetString()!, kind, Attributes(span)) { Instance = instance });
                 }
             }
         }
@@ -71,6 +77,9 @@ public static class DashboardLogs
     public sealed record Log(string Category, string Body, DateTime Time, IReadOnlyDictionary<string, string> Attributes)
     {
         public string? this[string attribute] => Attributes.GetValueOrDefault(attribute);
+
+        /// <summary>The trace the record was written in, as its Trace link on the dashboard opens it ("" for none).</summary>
+        public string TraceId { get; init; } = "";
     }
 
     public static async Task<IReadOnlyList<Log>> GetAsync(HttpClient dashboard, string resourceName, string search, CancellationToken cancellationToken)
@@ -89,7 +98,10 @@ public static class DashboardLogs
             {
                 var body = record.TryGetProperty("body", out var b) ? b.EnumerateObject().FirstOrDefault().Value.ToString() : "";
                 var nanoseconds = record.TryGetProperty("timeUnixNano", out var t) ? ulong.Parse(t.ToString(), System.Globalization.CultureInfo.InvariantCulture) : 0;
-                logs.Add(new Log(category, body, DateTime.UnixEpoch.AddTicks((long)(nanoseconds / 100)), DashboardSpans.Attributes(record)));
+                logs.Add(new Log(category, body, DateTime.UnixEpoch.AddTicks((long)(nanoseconds / 100)), DashboardSpans.Attributes(record))
+                {
+                    TraceId = record.TryGetProperty("traceId", out var trace) ? trace.GetString() ?? "" : "",
+                });
             }
         }
 

@@ -58,7 +58,7 @@ public sealed class ManifestTests
             }
 
             // Nothing of the publishing machine: no path of the checkout or of the user's home (the paths that are
-            // there, /tmp/catalog and /home/app/uploads, are the containers').
+            // there, /tmp/catalog and /data/uploads, are the containers').
             Assert.DoesNotContain(root, text, StringComparison.Ordinal);
             Assert.DoesNotContain(Environment.GetFolderPath(Environment.SpecialFolder.UserProfile) + "/", text, StringComparison.Ordinal);
 

@@ -189,7 +189,8 @@ public sealed class ContainerFaultTests(ContainerModeFixture system) : IClassFix
         // Back, the replica (a new container, so a new instance) clears what the dead one left in .incoming.
         await RestartAsync("uploads-1");
         var volume = ContainerEngine.Run("volume", "inspect", "--format", "{{.Mountpoint}}", system.UploadsVolume).Trim();
-        var leftovers = Directory.GetFiles(Path.Combine(volume, "uploads", ".incoming"), "*", SearchOption.AllDirectories)
+        // The volume is the data directory itself (Uploads__DataDirectory is its mount point).
+        var leftovers = Directory.GetFiles(Path.Combine(volume, ".incoming"), "*", SearchOption.AllDirectories)
             .Where(f => Path.GetFileName(f) != ".lock").ToList();
         Assert.Empty(leftovers);
     }

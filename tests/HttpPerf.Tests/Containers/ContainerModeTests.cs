@@ -49,7 +49,7 @@ public sealed class ContainerModeTests(ContainerModeFixture system) : IClassFixt
     }
 
     [Fact]
-    public void Each_image_carries_its_own_settings_the_services_two_listeners_and_the_Gateways_relay()
+    public void Each_image_carries_its_own_settings_and_the_uploads_volume_is_mounted_at_its_data_path_for_the_app_user()
     {
         SkipWithoutEngine();
         foreach (var service in new[] { SystemContract.Catalog, SystemContract.Frontend, SystemContract.Uploads, SystemContract.Gateway })
@@ -67,6 +67,15 @@ public sealed class ContainerModeTests(ContainerModeFixture system) : IClassFixt
                 Assert.Contains($"{SystemContract.KestrelEndpointUrl(SystemContract.HttpEndpoint)}=http://+:8080", environment);
                 Assert.Contains($"{SystemContract.KestrelEndpointUrl(SystemContract.Http2Endpoint)}=http://+:8081", environment);
             }
+        }
+
+        // Every Uploads.Api replica mounts the shared volume at its data path, not at the app user's home, and may write there.
+        foreach (var replica in ContainerModeFixture.ReplicasOf(SystemContract.Uploads))
+        {
+            var mounts = JsonSerializer.Deserialize<JsonElement[]>(ContainerEngine.Run("inspect", "--format", "{{json .Mounts}}", system.ContainerIds[replica]))!;
+            var volume = Assert.Single(mounts, m => m.GetProperty("Type").GetString() == "volume");
+            Assert.Equal((system.UploadsVolume, SystemContract.UploadsContainerDataPath), (volume.GetProperty("Name").GetString(), volume.GetProperty("Destination").GetString()));
+            Assert.Equal("app 0", ContainerEngine.Run("exec", system.ContainerIds[replica], "sh", "-c", $"stat -c %U {SystemContract.UploadsContainerDataPath}; test -w {SystemContract.UploadsContainerDataPath}; echo $?").ReplaceLineEndings(" ").Trim());
         }
     }
 
@@ -92,12 +101,15 @@ public sealed class ContainerModeTests(ContainerModeFixture system) : IClassFixt
                 (Pitfalls.GatewayBuffering, SystemContract.Gateway, "/api/catalog/products"),
             })
             {
-                foreach (var variant in new[] { PerfMode.Naive, PerfMode.Optimized })
+                foreach (var (variant, row) in new[] { (PerfMode.Naive, 0), (PerfMode.Optimized, 1) })
                 {
-                    // The command of one replica's menu; every replica of the service must serve it.
+                    // The command of the service's own row (catalog), then of its last replica's (catalog-2); every
+                    // replica of the service must serve it, and the answer names them.
                     var replicas = ContainerModeFixture.ReplicasOf(service);
-                    var result = await system.Commands.ExecuteCommandAsync(replicas[^1], $"{flag}-{variant}", Cancel);
-                    Assert.True(result.Success, $"{flag}-{variant}: {result.Message}");
+                    var resource = row == 0 ? service : replicas[^1];
+                    var result = await system.Commands.ExecuteCommandAsync(resource, $"{flag}-{variant}", Cancel);
+                    Assert.True(result.Success, $"{resource} {flag}-{variant}: {result.Message}");
+                    Assert.Equal($"{flag} is {variant} on {string.Join(", ", replicas.SkipLast(1))}{(replicas.Count > 1 ? " and " : "")}{replicas[^1]}.", result.Message);
                     // Judged by when a request began, not when its answer ended: a full catalog through a busy Frontend
                     // container can take longer than the second itself. A request begun after 1 s must serve the change.
                     var clock = Stopwatch.StartNew();
@@ -181,10 +193,33 @@ public sealed class ContainerModeTests(ContainerModeFixture system) : IClassFixt
         using var dashboard = new HttpClient { BaseAddress = system.Dashboard };
         dashboard.DefaultRequestHeaders.Add("x-api-key", system.DashboardApiKey);
         IReadOnlyList<DashboardSpans.Span> spans = [];
-        // Each replica exports under its own resource's name (catalog-1, frontend-2, ...).
+        // Each replica exports as its service (catalog, frontend), the replica its instance (1, 2).
         await Poll.UntilAsync(async () => (spans = await DashboardSpans.GetAsync(dashboard, traceId, Cancel))
-            .Select(s => s.Service.Split('-')[0]).Distinct().Count() == 3, TimeSpan.FromSeconds(30), TimeSpan.FromMilliseconds(500));
-        Assert.Equal([SystemContract.Catalog, SystemContract.Frontend, SystemContract.Gateway], spans.Select(s => s.Service.Split('-')[0]).Distinct().Order());
+            .Select(s => s.Service).Distinct().Count() == 3, TimeSpan.FromSeconds(30), TimeSpan.FromMilliseconds(500));
+        Assert.Equal([SystemContract.Catalog, SystemContract.Frontend, SystemContract.Gateway], spans.Select(s => s.Service).Distinct().Order());
+
+        // The dashboard's catalog is every replica: the Gateway spreads catalog requests over both, and the dashboard
+        // holds each replica's spans as service catalog, instance 1 and 2, which it names catalog-1 and catalog-2 and
+        // groups under catalog in Metrics, Traces and Structured logs (its telemetry API answers one instance a query).
+        foreach (var replica in ContainerModeFixture.ReplicasOf(SystemContract.Catalog))
+        {
+            IReadOnlyList<DashboardSpans.Span> held = [];
+            Assert.True(await Poll.UntilAsync(async () =>
+            {
+                (await system.Gateway.GetAsync("/api/catalog/products", Cancel)).Dispose();
+                try
+                {
+                    held = await DashboardSpans.GetAsync(dashboard, traceId: null, Cancel, resourceName: replica);
+                }
+                catch (HttpRequestException)
+                {
+                    // 404 until the dashboard has telemetry of that instance.
+                }
+
+                return held.Count > 0;
+            }, TimeSpan.FromSeconds(30), TimeSpan.FromMilliseconds(250)), $"no span of {replica}");
+            Assert.All(held, s => Assert.Equal((SystemContract.Catalog, replica[(SystemContract.Catalog.Length + 1)..]), (s.Service, s.Instance)));
+        }
     }
 
     private void SkipWithoutEngine() => Assert.SkipWhen(system.Unavailable is not null, system.Unavailable ?? "");

@@ -31,6 +31,7 @@ public sealed class ReplicaTests
         }
 
         await using var redis = await RedisServer.StartAsync();
+        await using var receiver = await OtlpReceiver.StartAsync();
         var adminKey = $"replica-admin-key-{Guid.NewGuid():N}";
         var options = new LocalSystemOptions
         {
@@ -39,7 +40,7 @@ public sealed class ReplicaTests
             RedisConnectionString = redis.ConnectionString,
             AdminKey = adminKey,
             // Room for the ten uploads below (about 1 MB) and one more of 600 KB, not two.
-            Environment = new Dictionary<string, string> { [SystemContract.UploadsMaxStoredBytes] = "2000000" },
+            Environment = new Dictionary<string, string>(receiver.ExporterEnvironment) { [SystemContract.UploadsMaxStoredBytes] = "2000000" },
         };
         await using var system = await LocalSystem.StartAsync(options, Cancel);
         using var gateway = new HttpClient { BaseAddress = system.Gateway.BaseAddress };
@@ -172,6 +173,13 @@ public sealed class ReplicaTests
         Assert.Equal(PerfMode.Naive, listed!.Single(f => f.Flag == Pitfalls.CatalogSerialization).Variant);
         took = await SetFlagAsync(gateway, system.CatalogReplicas, Pitfalls.CatalogSerialization, PerfMode.Optimized);
         Assert.True(took < TimeSpan.FromSeconds(2), $"both Catalog replicas served optimized after {took}");
+
+        // Redis in the traces only inside a request (the quota's calls under their upload): none of the flag store's
+        // loads, subscriptions and the Gateway's audit polls (every 10 s, here for longer than that) as a trace of its own.
+        await Task.Delay(TimeSpan.FromSeconds(1), Cancel);
+        var redisSpans = receiver.Spans().Where(s => s["db.system"] == "redis" || s["db.system.name"] == "redis").ToList();
+        Assert.Contains(redisSpans, s => s.Service == SystemContract.Uploads && s.ParentSpanId != "");
+        Assert.DoesNotContain(redisSpans, s => s.ParentSpanId == "");
     }
 
     /// <summary>
