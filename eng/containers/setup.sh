@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What container mode needs once on a Debian machine without Docker Hub or MCR (docs/deploy.md): Podman and its
-# settings, a local registry on loopback, and the two base images built from Debian's packages:
+# settings, Docker Engine beside it, a local registry on loopback, and the two base images built from Debian's packages:
 #   localhost:$PORT/dotnet/aspnet:10.0   the equivalent of mcr.microsoft.com/dotnet/aspnet:10.0 (the SDK's base)
 #   localhost/httpperf/redis:7           redis-server, for the flags (Aspire's default, docker.io's redis, cannot be pulled)
 # and the AppHost's user secrets that name them. Idempotent: run it again after a reboot (it restarts the registry).
@@ -103,4 +103,22 @@ secrets ASPIRE_CONTAINER_RUNTIME podman
 secrets ASPIRE_ENABLE_CONTAINER_TUNNEL false
 secrets Containers:BaseImage "$BASE"
 secrets Containers:RedisImage "$REDIS"
-echo "container mode ready: podman $(podman version --format '{{.Client.Version}}'), base $BASE, redis $REDIS"
+# 6. Docker Engine, the engine most users have, beside Podman: Debian's docker.io (daemon 20.10), started here since
+#    no service manager runs it, with Redis's image from Podman's store. Container mode runs on it unchanged with
+#    ASPIRE_CONTAINER_RUNTIME=docker (the images are built into it by the SDK, from the same base in the registry).
+#    HTTPPERF_DOCKER=0 leaves it out.
+docker_version="not set up"
+if [ "${HTTPPERF_DOCKER:-1}" = 1 ]; then
+  if ! command -v dockerd >/dev/null; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io >/dev/null
+  fi
+  if ! docker info >/dev/null 2>&1; then
+    nohup dockerd >"$WORK/dockerd.log" 2>&1 &
+    for _ in $(seq 100); do docker info >/dev/null 2>&1 && break; sleep 0.3; done
+    docker info >/dev/null 2>&1 || { echo "setup.sh: dockerd did not start: $WORK/dockerd.log" >&2; tail -n 20 "$WORK/dockerd.log" >&2; exit 1; }
+  fi
+  docker image inspect "$REDIS" >/dev/null 2>&1 || podman save "$REDIS" | docker load >/dev/null
+  docker_version="docker $(docker version --format '{{.Server.Version}}')"
+fi
+echo "container mode ready: podman $(podman version --format '{{.Client.Version}}'), $docker_version, base $BASE, redis $REDIS"

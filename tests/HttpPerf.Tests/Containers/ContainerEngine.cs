@@ -8,8 +8,7 @@ namespace HttpPerf.Tests.Containers;
 /// </summary>
 public static class ContainerEngine
 {
-    private static readonly Lazy<string?> Found = new(() =>
-        new[] { "podman", "docker" }.FirstOrDefault(engine => TryRun(engine, ["info", "--format", "{{.Host.Arch}}"], out _) || TryRun(engine, ["info", "--format", "{{.Architecture}}"], out _)));
+    private static readonly Lazy<string?> Found = new(() => new[] { "podman", "docker" }.FirstOrDefault(Answers));
 
     /// <summary><c>podman</c> or <c>docker</c>, whichever answers; null where none does.</summary>
     public static string? Name => Found.Value;
@@ -19,11 +18,19 @@ public static class ContainerEngine
         ? "No container engine answers here (podman info, docker info): run eng/containers/setup.sh as root on Debian (docs/deploy.md)."
         : null;
 
+    /// <summary>Whether <paramref name="engine"/> (<c>podman</c> or <c>docker</c>) is installed and its daemon or service answers.</summary>
+    public static bool Answers(string engine) =>
+        TryRun(engine, ["info", "--format", "{{.Host.Arch}}"], out _) || TryRun(engine, ["info", "--format", "{{.Architecture}}"], out _);
+
     /// <summary>Runs the engine's command; its standard output, or an exception that says what it printed.</summary>
     public static string Run(params string[] arguments) =>
-        TryRun(Name ?? throw new InvalidOperationException(Unavailable), arguments, out var output)
+        RunWith(Name ?? throw new InvalidOperationException(Unavailable), arguments);
+
+    /// <summary><see cref="Run"/> on the engine named.</summary>
+    public static string RunWith(string engine, params string[] arguments) =>
+        TryRun(engine, arguments, out var output)
             ? output
-            : throw new InvalidOperationException($"{Name} {string.Join(' ', arguments)} failed: {output}");
+            : throw new InvalidOperationException($"{engine} {string.Join(' ', arguments)} failed: {output}");
 
     private static bool TryRun(string program, IEnumerable<string> arguments, out string output)
     {

@@ -27,7 +27,13 @@ public class ContainerModeFixture : IAsyncLifetime
 
     public static readonly string[] Replicated = [SystemContract.Catalog, SystemContract.Frontend, SystemContract.Uploads];
 
-    public string? Unavailable { get; } = ContainerEngine.Unavailable;
+    /// <summary>The engine the AppHost runs its containers on: the machine's own (Podman where both answer).</summary>
+    public virtual string? Engine => ContainerEngine.Name;
+
+    public virtual string? Unavailable => ContainerEngine.Unavailable;
+
+    /// <summary>More of the AppHost's settings, after the fixture's own.</summary>
+    protected virtual IEnumerable<string> Settings => [];
 
     public DistributedApplication App { get; private set; } = null!;
 
@@ -69,6 +75,7 @@ public class ContainerModeFixture : IAsyncLifetime
                 $"--Parameters:{SystemContract.AdminKeyParameter}={AdminKey}",
                 $"--Containers:UploadsVolume={UploadsVolume}",
                 .. AppHost.AppHostFixture.DashboardArgs(DashboardApiKey, $"test-browser-token-{Guid.NewGuid():N}"),
+                .. Settings,
             ],
             (application, _) => application.DisableDashboard = false,
             timeout.Token);
@@ -124,7 +131,7 @@ public class ContainerModeFixture : IAsyncLifetime
         {
             try
             {
-                ContainerEngine.Run("volume", "rm", "--force", UploadsVolume);
+                ContainerEngine.RunWith(Engine!, "volume", "rm", "--force", UploadsVolume);
             }
             catch (InvalidOperationException)
             {
