@@ -94,7 +94,7 @@ public sealed class AspireDashboardScreenshots
             await page.GotoAsync(system.Dashboard.ToString());
             await DashboardPage.OpenCommandsAsync(page, SystemContract.LoadGen);
             await page.Locator("[role=menuitem]:visible").Filter(new() { HasText = "A/B: measure now" }).Last.ClickAsync();
-            await Assertions.Expect(page.GetByText("p50 optimized / naive").First).ToBeVisibleAsync(new() { Timeout = 45_000 });
+            await Assertions.Expect(page.GetByText("p50 optimized / naive").First).ToBeVisibleAsync(new() { Timeout = 70_000 });
             await page.WaitForTimeoutAsync(1_000);
             await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "aspire-ab.png") });
         }

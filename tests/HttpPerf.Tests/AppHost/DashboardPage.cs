@@ -19,11 +19,15 @@ internal static class DashboardPage
     }
 
     /// <summary>A 1500x950 page logged in with the token, as a person does with the URL the AppHost prints, the resources listed.</summary>
-    public static async Task<IPage> LogInAsync(HttpPerf.Tests.Infrastructure.Chromium.BrowserSession browser, AppHostFixture system)
+    public static Task<IPage> LogInAsync(HttpPerf.Tests.Infrastructure.Chromium.BrowserSession browser, AppHostFixture system) =>
+        LogInAsync(browser, system.Dashboard, system.BrowserToken);
+
+    /// <summary><see cref="LogInAsync(HttpPerf.Tests.Infrastructure.Chromium.BrowserSession, AppHostFixture)"/> on any AppHost's dashboard.</summary>
+    public static async Task<IPage> LogInAsync(HttpPerf.Tests.Infrastructure.Chromium.BrowserSession browser, Uri dashboard, string browserToken)
     {
         var page = await browser.NewPageAsync();
         await page.SetViewportSizeAsync(1500, 950);
-        await page.GotoAsync(new Uri(system.Dashboard, $"/login?t={system.BrowserToken}").ToString());
+        await page.GotoAsync(new Uri(dashboard, $"/login?t={browserToken}").ToString());
         await Assertions.Expect(page.GetByRole(AriaRole.Row).Filter(new() { HasText = HttpPerf.ServiceDefaults.Contract.SystemContract.Gateway })).ToBeVisibleAsync();
         return page;
     }

@@ -45,6 +45,9 @@ public class ContainerModeFixture : IAsyncLifetime
 
     public string DashboardApiKey { get; } = $"test-dashboard-key-{Guid.NewGuid():N}";
 
+    /// <summary>The token of the dashboard's login URL, as the AppHost prints it.</summary>
+    public string BrowserToken { get; } = $"test-browser-token-{Guid.NewGuid():N}";
+
     public HttpClient Gateway { get; private set; } = null!;
 
     /// <summary>The resources container mode makes of a replicated service: catalog-1, catalog-2.</summary>
@@ -74,7 +77,7 @@ public class ContainerModeFixture : IAsyncLifetime
                 $"--Parameters:replicas={Replicas}",
                 $"--Parameters:{SystemContract.AdminKeyParameter}={AdminKey}",
                 $"--Containers:UploadsVolume={UploadsVolume}",
-                .. AppHost.AppHostFixture.DashboardArgs(DashboardApiKey, $"test-browser-token-{Guid.NewGuid():N}"),
+                .. AppHost.AppHostFixture.DashboardArgs(DashboardApiKey, BrowserToken),
                 .. Settings,
             ],
             (application, _) => application.DisableDashboard = false,
