@@ -103,7 +103,10 @@ public sealed class MalformedInputTests(EdgeSystemFixture fixture)
     private async Task<(string, Outcome)> WrongContentLengthAsync(Random random)
     {
         var body = Multipart.Body([new Multipart.Part("len.bin", "application/octet-stream", RandomBytes(random, 5_000))]);
-        var declared = random.Next(2) == 0 ? random.Next(0, body.Length) : body.Length + random.Next(1, 10_000);
+        // Too short cuts into the closing delimiter or before it: a body cut only in the CRLF after "--boundary--" is
+        // still a whole multipart body (RFC 2046 makes that CRLF optional), and its upload is rightly stored (seed 710914183).
+        var closing = Encoding.ASCII.GetByteCount($"\r\n--{Multipart.Boundary}--\r\n");
+        var declared = random.Next(2) == 0 ? random.Next(0, body.Length - closing + 1) : body.Length + random.Next(1, 10_000);
         var head = $"POST /api/uploads HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary={Multipart.Boundary}\r\nContent-Length: {declared}\r\n\r\n";
         // Too short: the rest of the body reads as a next request. Too long: the client then closes its side, as one that gave up.
         return ($"Content-Length {declared} for {body.Length} bytes", await RawAsync([.. Encoding.ASCII.GetBytes(head), .. body], halfClose: declared > body.Length));
