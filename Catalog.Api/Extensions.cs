@@ -18,8 +18,7 @@ public static class CatalogServiceExtensions
         builder.Services.AddHostedService<CatalogSeeder>();
         builder.Services.AddSingleton<CatalogBaseline>();
 
-        // The naive writer runs MVC's output formatters, exactly as a controller returning Ok(list) would.
-        builder.Services.AddMvcCore().AddNewtonsoftJson();
+        NaiveCatalogWriter.AddFormatters(builder.Services);
         builder.Services.AddPitfall<ICatalogWriter>(ICatalogWriter.Flag)
             .Variant<NaiveCatalogWriter>(PerfMode.Naive)
             .Variant<StreamingCatalogWriter>(PerfMode.Streaming)

@@ -18,6 +18,9 @@ public sealed class NaiveCatalogWriter(CatalogStore store, RequestVariants varia
     // MVC's FileBufferingWriteStream keeps the first 32 KB of the body in memory and spools the rest.
     private const int FormatterMemoryThreshold = 32 * 1024;
 
+    /// <summary>MVC's output formatters, as a controller returning Ok(list) has them: Newtonsoft.Json's, buffering.</summary>
+    public static void AddFormatters(IServiceCollection services) => services.AddMvcCore().AddNewtonsoftJson();
+
     public async Task WriteAllProductsAsync(HttpContext context, CancellationToken cancellationToken)
     {
         List<Product> products = await store.ListAllAsync(cancellationToken);

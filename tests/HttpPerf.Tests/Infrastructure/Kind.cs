@@ -14,6 +14,9 @@ public static class Kind
     /// <summary>The docs, the ladders and the source tree checked against the code; the benchmarks smoke-run once.</summary>
     public const string Repository = "Repository";
 
+    /// <summary>The rules of Analyzers/ over snippets, their fixes, and this repository's services built with them.</summary>
+    public const string Analyzers = "Analyzers";
+
     /// <summary>The services as processes (LoadGen's LocalSystem): HTTP through the Gateway, flags, faults, telemetry.</summary>
     public const string Processes = "Processes";
 
