@@ -41,12 +41,13 @@ public sealed class RepositoryRulesTests
     {
         var found = await BuildWithRulesAsync();
 
-        var unsuppressed = found.Where(d => d.Suppressed).ToList();
-        Assert.True(unsuppressed.Count == 0, $"suppressed in source: {string.Join("; ", unsuppressed)}");
+        var suppressed = found.Where(d => d.Suppressed).ToList();
+        Assert.True(suppressed.Count == 0, $"suppressed in source: {string.Join("; ", suppressed)}");
         var expected = NaiveRungs.Select(r => $"{r.Rule} {r.File} x{r.Count}").Order().ToList();
         var actual = found.GroupBy(d => (d.Rule, d.File)).Select(g => $"{g.Key.Rule} {g.Key.File} x{g.Count()}").Order().ToList();
         Assert.Equal(expected, actual);
-        Assert.Equal(Rules.Replicas.DefaultSeverity.ToString().ToLowerInvariant() is "info" ? "note" : "warning", found.Single(d => d.Rule == RuleIds.Replicas).Level);
+        // SARIF's level for an info diagnostic is "note".
+        Assert.Equal("note", found.Single(d => d.Rule == RuleIds.Replicas).Level);
         Assert.All(found.Where(d => d.Rule != RuleIds.Replicas), d => Assert.Equal("warning", d.Level));
     }
 
