@@ -9,8 +9,10 @@ namespace HttpPerf.Analyzers;
 /// <summary>
 /// HP0001, the Frontend.CatalogClient lesson (seeds 000 and 001): a response read whole as a string or bytes and then
 /// deserialized, and a GetAsync/SendAsync without ResponseHeadersRead whose content is then deserialized (HttpClient
-/// buffers the whole body before it returns). A read whose method checks the response's Content-Length first, or caps
-/// MaxResponseContentBufferSize, is a small response read on purpose and is left alone.
+/// buffers the whole body before it returns). Left alone: a read whose method checks the response's Content-Length
+/// first, or caps MaxResponseContentBufferSize (a small response read on purpose), and one deserialized into a type that
+/// cannot grow: no collection, JSON DOM, object or type parameter in it, one level down (a policy answer, a user: the
+/// false positives of the run over outside code, docs/analyzers.md).
 /// Page: docs/pitfalls/Frontend.CatalogClient.md.
 /// </summary>
 [DiagnosticAnalyzer(LanguageNames.CSharp)]
@@ -38,7 +40,7 @@ public sealed class CatalogClientAnalyzer() : LessonAnalyzer(Rules.CatalogClient
         var method = invocation.TargetMethod;
         var isDeserialize = (method.Name == "Deserialize" && SymbolEqualityComparer.Default.Equals(method.ContainingType, types.JsonSerializer))
             || (method.Name == "DeserializeObject" && SymbolEqualityComparer.Default.Equals(method.ContainingType, types.JsonConvert));
-        if (!isDeserialize || Operations.Argument(invocation, 0) is not { } json || HasSizeGuard(invocation, types))
+        if (!isDeserialize || Operations.Argument(invocation, 0) is not { } json || HasSizeGuard(invocation, types) || !MayBeLarge(invocation.Type, 1))
         {
             return;
         }
@@ -72,7 +74,9 @@ public sealed class CatalogClientAnalyzer() : LessonAnalyzer(Rules.CatalogClient
         }
 
         var readsContent = Operations.Root(invocation).Descendants().OfType<IInvocationOperation>().Any(read =>
-            StreamedReads.Contains(read.TargetMethod.Name) && Operations.Receiver(read) is { } content
+            StreamedReads.Contains(read.TargetMethod.Name)
+            && (read.TargetMethod.Name != "ReadFromJsonAsync" || !read.TargetMethod.IsGenericMethod || MayBeLarge(read.TargetMethod.TypeArguments[0], 1))
+            && Operations.Receiver(read) is { } content
             && Operations.Unwrap(content) is IPropertyReferenceOperation { Property.Name: "Content", Instance: { } owner }
             && Operations.Unwrap(owner) is ILocalReferenceOperation local && SymbolEqualityComparer.Default.Equals(local.Local, response));
         if (!readsContent)
@@ -85,6 +89,27 @@ public sealed class CatalogClientAnalyzer() : LessonAnalyzer(Rules.CatalogClient
             : ImmutableDictionary<string, string?>.Empty;
         context.ReportDiagnostic(Diagnostic.Create(Rules.CatalogClient, invocation.Syntax.GetLocation(), fix,
             method.Name, "its content is deserialized (HttpClient's default, ResponseContentRead, buffers the body first)", "pass HttpCompletionOption.ResponseHeadersRead and dispose the response"));
+    }
+
+    // A body that can grow: a collection, object, a JSON DOM, a type parameter, or a type with such a public property.
+    private static bool MayBeLarge(ITypeSymbol? type, int depth)
+    {
+        if (type is null || type is ITypeParameterSymbol || type.SpecialType == SpecialType.System_Object || type is IArrayTypeSymbol || type.TypeKind == TypeKind.Error)
+        {
+            return true;
+        }
+
+        if (type.SpecialType == SpecialType.System_String || (type.IsValueType && type.ContainingNamespace?.ToDisplayString() == "System"))
+        {
+            return false;
+        }
+
+        if (type.AllInterfaces.Any(i => i.SpecialType == SpecialType.System_Collections_IEnumerable) || type.Name is "JsonElement" or "JsonDocument" or "JsonNode" or "JObject" or "JToken")
+        {
+            return true;
+        }
+
+        return depth > 0 && type.GetMembers().OfType<IPropertySymbol>().Any(p => !p.IsStatic && p.DeclaredAccessibility == Accessibility.Public && MayBeLarge(p.Type, depth - 1));
     }
 
     // A Content-Length compared, or a cap on what the client may buffer: a small response read whole on purpose.

@@ -7,7 +7,8 @@ namespace HttpPerf.Analyzers;
 
 /// <summary>
 /// HP0004, the Uploads.Reader lesson (seed 002): an upload read as a form. An IFormFile, IFormFileCollection (or a
-/// list or array of IFormFile) bound as an endpoint's or a controller action's parameter, and ReadFormAsync or
+/// list or array of IFormFile) bound as an endpoint's or a controller action's parameter, or as a property of a
+/// [FromForm] or [AsParameters] parameter's type, and ReadFormAsync or
 /// Request.Form in a method that then takes the form's Files: the whole body is buffered before the handler sees a
 /// file. A form read for its fields alone is small and left alone.
 /// Page: docs/pitfalls/Uploads.Reader.md.
@@ -66,7 +67,7 @@ public sealed class UploadsReaderAnalyzer() : LessonAnalyzer(Rules.UploadsReader
             };
             foreach (var parameter in handler?.Parameters ?? [])
             {
-                if (IsFileParameter(parameter.Type, types))
+                if (BindsFile(parameter, types))
                 {
                     var location = handler!.MethodKind == MethodKind.AnonymousFunction ? parameter.Locations.FirstOrDefault() : argument.Syntax.GetLocation();
                     context.ReportDiagnostic(Diagnostic.Create(Rules.UploadsReader, location ?? argument.Syntax.GetLocation(), $"Binding '{parameter.Type.ToDisplayString(SymbolDisplayFormat.MinimallyQualifiedFormat)} {parameter.Name}'"));
@@ -85,11 +86,17 @@ public sealed class UploadsReaderAnalyzer() : LessonAnalyzer(Rules.UploadsReader
             return;
         }
 
-        foreach (var parameter in method.Parameters.Where(p => IsFileParameter(p.Type, types)))
+        foreach (var parameter in method.Parameters.Where(p => BindsFile(p, types)))
         {
             context.ReportDiagnostic(Diagnostic.Create(Rules.UploadsReader, parameter.Locations.FirstOrDefault(), $"Binding '{parameter.Type.ToDisplayString(SymbolDisplayFormat.MinimallyQualifiedFormat)} {parameter.Name}'"));
         }
     }
+
+    // The parameter is a file, or a [FromForm]/[AsParameters] type with a file among its public properties.
+    private static bool BindsFile(IParameterSymbol parameter, Types types) =>
+        IsFileParameter(parameter.Type, types)
+        || (parameter.GetAttributes().Any(a => a.AttributeClass?.Name is "FromFormAttribute" or "AsParametersAttribute")
+            && parameter.Type.GetMembers().OfType<IPropertySymbol>().Any(p => !p.IsStatic && p.DeclaredAccessibility == Accessibility.Public && IsFileParameter(p.Type, types)));
 
     private static bool IsFileParameter(ITypeSymbol type, Types types) =>
         SymbolEqualityComparer.Default.Equals(type, types.FormFile) || SymbolEqualityComparer.Default.Equals(type, types.FormFileCollection)

@@ -8,8 +8,8 @@ namespace HttpPerf.Analyzers;
 /// <summary>
 /// HP0003, the Catalog.WriteStrategy lesson (seed 003): a Flush or FlushAsync (of a Stream, PipeWriter, TextWriter or
 /// Utf8JsonWriter) on every pass of a loop, in a method that writes an HTTP response. A flush under a condition inside
-/// the loop (the fix: when enough bytes wait) or after it is not one; nor is a method that sends server-sent events,
-/// which flushes each event on purpose.
+/// the loop (the fix: when enough bytes wait) or after it is not one; nor is a method that sends server-sent events, or
+/// a loop that waits between passes (Task.Delay, PeriodicTimer): both send each item as it happens, on purpose.
 /// Page: docs/pitfalls/Catalog.WriteStrategy.md.
 /// </summary>
 [DiagnosticAnalyzer(LanguageNames.CSharp)]
@@ -39,7 +39,7 @@ public sealed class WriteStrategyAnalyzer() : LessonAnalyzer(Rules.WriteStrategy
         var invocation = (IInvocationOperation)context.Operation;
         if (invocation.TargetMethod.Name is not ("Flush" or "FlushAsync") || invocation.Instance is not { } writer
             || !writers.Any(w => Operations.IsOrDerives(writer.Type, w))
-            || !InLoopEveryPass(invocation))
+            || InLoopEveryPass(invocation) is not { } loop)
         {
             return;
         }
@@ -47,14 +47,18 @@ public sealed class WriteStrategyAnalyzer() : LessonAnalyzer(Rules.WriteStrategy
         var scope = Operations.Scope(invocation);
         var writesResponse = scope.DescendantsAndSelf().Any(o => SymbolEqualityComparer.Default.Equals(o.Type, response));
         var sendsEvents = scope.DescendantsAndSelf().Any(o => o.ConstantValue is { HasValue: true, Value: string s } && s.StartsWith("text/event-stream", System.StringComparison.OrdinalIgnoreCase));
-        if (writesResponse && !sendsEvents)
+        // A paced loop (it waits between passes: Task.Delay, a PeriodicTimer) sends each item as it happens, like events.
+        var paced = loop.Body.Descendants().OfType<IInvocationOperation>().Any(i =>
+            (i.TargetMethod.Name == "Delay" && i.TargetMethod.ContainingType.ToDisplayString() == "System.Threading.Tasks.Task")
+            || (i.TargetMethod.Name == "WaitForNextTickAsync" && i.TargetMethod.ContainingType.Name == "PeriodicTimer"));
+        if (writesResponse && !sendsEvents && !paced)
         {
             context.ReportDiagnostic(Diagnostic.Create(Rules.WriteStrategy, invocation.Syntax.GetLocation(), invocation.TargetMethod.Name));
         }
     }
 
     // Inside a loop's body, with no condition, switch, lambda or local function between the call and the loop.
-    private static bool InLoopEveryPass(IOperation operation)
+    private static ILoopOperation? InLoopEveryPass(IOperation operation)
     {
         for (IOperation? child = operation, parent = operation.Parent; parent is not null; child = parent, parent = parent.Parent)
         {
@@ -62,12 +66,12 @@ public sealed class WriteStrategyAnalyzer() : LessonAnalyzer(Rules.WriteStrategy
             {
                 case IConditionalOperation or ISwitchOperation or ISwitchExpressionOperation or ICoalesceOperation or IConditionalAccessOperation
                     or IAnonymousFunctionOperation or ILocalFunctionOperation:
-                    return false;
+                    return null;
                 case ILoopOperation loop:
-                    return loop.Body == child;
+                    return loop.Body == child ? loop : null;
             }
         }
 
-        return false;
+        return null;
     }
 }

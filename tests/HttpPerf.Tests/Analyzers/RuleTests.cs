@@ -30,6 +30,7 @@ public sealed class RuleTests
     [Fact]
     public Task CatalogClient_flags_a_string_or_bytes_read_whole_then_deserialized() => RuleHarness.AnalyzeAsync<CatalogClientAnalyzer>(Usings + """
         public record Product(int Id);
+        public record Page(List<Product> Items, int Total);
 
         public class Client(HttpClient http)
         {
@@ -45,6 +46,10 @@ public sealed class RuleTests
 
             public async Task<List<Product>> Bytes() =>
                 {|HP0001:JsonSerializer.Deserialize<List<Product>>(await http.GetByteArrayAsync("/products"))|};
+
+            // A page of products: a list one level down.
+            public async Task<Page> Paged(HttpResponseMessage response) =>
+                {|HP0001:JsonSerializer.Deserialize<Page>(await response.Content.ReadAsStringAsync())|};
 
             public async Task<List<Product>> WithNewtonsoft(HttpResponseMessage response) =>
                 {|HP0001:Newtonsoft.Json.JsonConvert.DeserializeObject<List<Product>>(await response.Content.ReadAsStringAsync())|};
@@ -101,6 +106,15 @@ public sealed class RuleTests
 
             // A string that is not parsed.
             public Task<string> Text() => http.GetStringAsync("/robots.txt");
+
+            // One small object, nothing in it that grows (outside code's false positives: a policy answer, a user).
+            public async Task<Health> Small()
+            {
+                using var response = await http.GetAsync("/health");
+                return await response.Content.ReadFromJsonAsync<Health>();
+            }
+
+            public async Task<Health> SmallString() => JsonSerializer.Deserialize<Health>(await http.GetStringAsync("/health"));
 
             // GetAsync whose content is not deserialized.
             public async Task<bool> Exists()
@@ -202,6 +216,17 @@ public sealed class RuleTests
                 }
             }
 
+            // A paced stream: each line as it happens, waiting between them.
+            public static async Task Paced(HttpContext context, List<string> lines)
+            {
+                foreach (var line in lines)
+                {
+                    await context.Response.WriteAsync(line);
+                    await context.Response.Body.FlushAsync();
+                    await Task.Delay(200);
+                }
+            }
+
             // Not an HTTP response: a file, flushed per line on purpose (a journal).
             public static async Task Journal(Stream file, List<byte[]> lines)
             {
@@ -222,6 +247,8 @@ public sealed class RuleTests
             {
                 app.MapPost("/one", (IFormFile {|HP0004:file|}) => Results.Ok(file.Length));
                 app.MapPost("/many", (IFormFileCollection {|HP0004:files|}) => Results.Ok(files.Count));
+                app.MapPost("/form", ([FromForm] UploadForm {|HP0004:form|}) => Results.Ok(form.Title));
+                app.MapPost("/todo", ([AsParameters] NewTodo {|HP0004:todo|}) => Results.Ok(todo.Name));
             }
 
             public static async Task<int> Read(HttpRequest request)
@@ -232,6 +259,14 @@ public sealed class RuleTests
 
             public static int Property(HttpContext context) => {|HP0004:context.Request.Form|}.Files.Count;
         }
+
+        public class UploadForm
+        {
+            public string? Title { get; set; }
+            public IFormFile? Document { get; set; }
+        }
+
+        public record struct NewTodo(string Name, IFormFile? Attachment);
 
         public class UploadsController : ControllerBase
         {
