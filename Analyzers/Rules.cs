@@ -62,7 +62,7 @@ public static class Rules
     public static readonly DiagnosticDescriptor Replicas = Rule(
         RuleIds.Replicas, "Frontend.Replicas",
         "A service-discovered client with the standard resilience handler only",
-        "'{0}' over service discovery waits out a stuck replica's whole attempt timeout before it retries another: hedge slow attempts onto a different replica",
+        "'{0}' over service discovery waits out a stuck replica's whole attempt timeout before it retries another: hedge a replicated dependency's calls that are safe to repeat onto a different replica, client by client",
         DiagnosticSeverity.Info,
         "The standard handler retries only after an attempt has timed out, and service discovery's round robin sends the next call to the same stuck replica again. Where a dependency has replicas and its calls are safe to repeat, AddStandardHedgingHandler (or a hedging pipeline that picks another replica) bounds the tail. Info: a dependency with one replica, or calls that must not be repeated, do not need it.");
 
