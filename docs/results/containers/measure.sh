@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # What a container network costs (docs/deploy.md): the product list and the catalog, naive then optimized, 40 requests
-# one at a time after 10 s of warm-up, through the Gateway at http://localhost:5100, under the AppHost in process mode
-# (every hop on loopback) and then in container mode (every hop across Podman's bridge, 2 replicas of each service),
-# in one run, with the CPU each hop spent per request: every instance's own /runtime counter (CpuSeconds), summed per
-# service. Needs eng/containers/setup.sh once. Run it on a quiet machine:
+# one at a time, through the Gateway at http://localhost:5100, under the AppHost in process mode (every hop on
+# loopback) and then in container mode (every hop across Podman's bridge, 2 replicas of each service), in one run,
+# each after a warm-up that lasts until the JIT is done (common.sh), with the CPU each hop spent per request: every
+# instance's own /runtime counter (CpuSeconds), summed per service. Needs eng/containers/setup.sh once. Run it on a
+# quiet machine:
 #   docs/results/containers/measure.sh > docs/results/containers/report.md
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
+source docs/results/containers/common.sh
 requests=${REQUESTS:-40}
-warmup_seconds=10
 
 dotnet build -c Release AppHost -v quiet -nologo >/dev/null
 dotnet tool restore >/dev/null
@@ -24,14 +25,17 @@ for resource in document if isinstance(document, list) else document.get("resour
     if http and resource.get("state") == "Running":
         print(resource.get("displayName") or resource["name"], http[0])'
 }
-# CPU seconds spent by every instance of a service (catalog: catalog, or catalog-1 + catalog-2).
-cpu() {
+# A /runtime counter summed over every instance of a service (catalog: catalog, or catalog-1 + catalog-2).
+counter() {
   local total=0
   while read -r name url; do
-    case "$name" in "$1"|"$1"-[0-9]*) total=$(echo "$total + $(curl -sf "$url/runtime" | python3 -c 'import json,sys; print(json.load(sys.stdin)["cpuSeconds"])')" | bc -l);; esac
+    case "$name" in "$1"|"$1"-[0-9]*) total=$(echo "$total + $(curl -sf "$url/runtime" | python3 -c "import json,sys; print(json.load(sys.stdin)['$2'])")" | bc -l);; esac
   done <<<"$addresses"
   echo "$total"
 }
+cpu() { counter "$1" cpuSeconds; }
+# Seconds the JIT has spent in the Gateway and the services (common.sh's warm_up reads it).
+jit() { echo "$(counter gateway jitSeconds) + $(counter frontend jitSeconds) + $(counter catalog jitSeconds)" | bc -l; }
 
 echo "# Process mode against container mode, $(date -u +%Y-%m-%d), load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
@@ -39,22 +43,12 @@ echo "| scenario | mode | where | requests | p50 ms | p99 ms | Gateway CPU ms/re
 echo "|---|---|---|---:|---:|---:|---:|---:|---:|"
 for where in processes containers; do
   args=()
-  [ "$where" = containers ] && args=(-- --containers)
-  dotnet run -c Release --no-build --project AppHost "${args[@]}" >"/tmp/apphost-$where.log" 2>&1 &
-  apphost=$!
-  trap 'kill -TERM $apphost 2>/dev/null; wait $apphost 2>/dev/null || true' EXIT
-  for _ in $(seq 1 150); do
-    curl -sf -o /dev/null http://localhost:5100/health && break
-    sleep 2
-  done
-  sleep 5
+  [ "$where" = containers ] && args=(--containers)
+  start_apphost "/tmp/apphost-$where.log" "${args[@]}"
   addresses=$(instances)
   for scenario in products catalog; do
     for mode in naive optimized; do
-      warm_until=$((SECONDS + warmup_seconds))
-      while [ "$SECONDS" -lt "$warm_until" ]; do
-        dotnet "$loadgen" run --url http://localhost:5100 --scenario "$scenario" --mode "$mode" --requests 5 --concurrency 1 >/dev/null
-      done
+      warm_up dotnet "$loadgen" run --url http://localhost:5100 --scenario "$scenario" --mode "$mode" --requests 10 --concurrency 1
       declare -A before=()
       for service in gateway frontend catalog; do before[$service]=$(cpu $service); done
       table=$(dotnet "$loadgen" run --url http://localhost:5100 --scenario "$scenario" --mode "$mode" \
@@ -66,8 +60,5 @@ for where in processes containers; do
       echo "| $scenario | $mode | $where | $requests | $p50 | $p99 | $(per gateway) | $(per frontend) | $(per catalog) |"
     done
   done
-  kill -TERM $apphost; wait $apphost 2>/dev/null || true
-  trap - EXIT
-  # The next AppHost takes port 5100 only once this one's containers and processes are gone.
-  for _ in $(seq 1 60); do curl -sf -o /dev/null http://localhost:5100/health || break; sleep 1; done
+  stop_apphost
 done
