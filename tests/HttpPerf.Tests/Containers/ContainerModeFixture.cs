@@ -13,10 +13,10 @@ namespace HttpPerf.Tests.Containers;
 /// <summary>
 /// The real AppHost in container mode (<c>-- --containers</c>), started by Aspire.Hosting.Testing with the dashboard
 /// on: every service from its image (built first when missing or stale, as a user's run does), two replicas each of
-/// Catalog.Api, Frontend.Api and Uploads.Api, Redis for the flags. Settings of the test's own: a 2,000-product catalog,
-/// an uploads volume of its own (removed at the end), a Redis without a data volume (the developer's flags stay
-/// untouched), the admin key and the dashboard's keys. Where no container engine answers, <see cref="Unavailable"/>
-/// says why and the tests skip.
+/// Catalog.Api, Frontend.Api and Uploads.Api, Redis for the flags. Settings of the test's own: a 2,000-product catalog
+/// (<see cref="ProductCount"/>), an uploads volume of its own (removed at the end), a Redis without a data volume (the
+/// developer's flags stay untouched), the admin key and the dashboard's keys. Where no container engine answers,
+/// <see cref="Unavailable"/> says why and the tests skip.
 /// </summary>
 public class ContainerModeFixture : IAsyncLifetime
 {
@@ -34,6 +34,9 @@ public class ContainerModeFixture : IAsyncLifetime
 
     /// <summary>More of the AppHost's settings, after the fixture's own.</summary>
     protected virtual IEnumerable<string> Settings => [];
+
+    /// <summary>The catalog's products: 2,000 (fast to seed and to serve), or null for the AppHost's default size.</summary>
+    protected virtual int? ProductCount => 2000;
 
     public DistributedApplication App { get; private set; } = null!;
 
@@ -82,9 +85,9 @@ public class ContainerModeFixture : IAsyncLifetime
             ],
             (application, _) => application.DisableDashboard = false,
             timeout.Token);
-        foreach (var catalog in ReplicasOf(SystemContract.Catalog))
+        foreach (var catalog in ProductCount is null ? [] : ReplicasOf(SystemContract.Catalog))
         {
-            builder.CreateResourceBuilder<ContainerResource>(catalog).WithEnvironment(SystemContract.CatalogProductCount, "2000");
+            builder.CreateResourceBuilder<ContainerResource>(catalog).WithEnvironment(SystemContract.CatalogProductCount, ProductCount.ToString());
         }
 
         // Redis's data volume holds the developer's flags between runs of container mode: not the tests'.
