@@ -312,6 +312,13 @@ public sealed class RuleTests
 
             public static async Task Body(HttpContext context, string path) =>
                 await context.Response.Body.WriteAsync(await {|HP0005:File.ReadAllBytesAsync(path)|});
+
+            // The array in a MemoryStream is the array still.
+            public static async Task<IResult> Wrapped(string path)
+            {
+                var bytes = await {|HP0005:File.ReadAllBytesAsync(path)|};
+                return Results.Stream(new MemoryStream(bytes), "application/octet-stream");
+            }
         }
 
         public class FilesController : ControllerBase
@@ -327,6 +334,16 @@ public sealed class RuleTests
             public static IResult Path1(string path) => Results.File(path, "application/octet-stream", enableRangeProcessing: true);
 
             public static async Task<int> Hash(string path) => (await File.ReadAllBytesAsync(path)).Length;
+
+            public static IResult Opened(string path) => Results.Stream(File.OpenRead(path), "application/octet-stream");
+
+            // A MemoryStream over bytes that are parsed, not sent.
+            public static async Task<long> Parsed(string path)
+            {
+                using var stream = new MemoryStream(await File.ReadAllBytesAsync(path));
+                using var document = await System.Text.Json.JsonDocument.ParseAsync(stream);
+                return document.RootElement.GetArrayLength();
+            }
         }
         """);
 
