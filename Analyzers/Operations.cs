@@ -69,13 +69,7 @@ internal static class Operations
     /// <summary>The local a value is stored in when it is a local's initializer or the right side of its assignment.</summary>
     public static ILocalSymbol? StoredIn(IOperation value)
     {
-        var operation = value;
-        while (operation.Parent is IConversionOperation or IAwaitOperation or IParenthesizedOperation
-            || operation.Parent is IInvocationOperation { TargetMethod.Name: "ConfigureAwait" })
-        {
-            operation = operation.Parent;
-        }
-
+        var operation = Wrapped(value);
         return operation.Parent switch
         {
             IVariableInitializerOperation { Parent: IVariableDeclaratorOperation declarator } => declarator.Symbol,
@@ -105,13 +99,7 @@ internal static class Operations
     /// <summary>The argument or creation a value is handed to, through conversions and awaits.</summary>
     public static IOperation? Consumer(IOperation value)
     {
-        var operation = value;
-        while (operation.Parent is IConversionOperation or IAwaitOperation or IParenthesizedOperation
-            || operation.Parent is IInvocationOperation { TargetMethod.Name: "ConfigureAwait" })
-        {
-            operation = operation.Parent;
-        }
-
+        var operation = Wrapped(value);
         return operation.Parent is IArgumentOperation argument ? argument.Parent : null;
     }
 
@@ -165,6 +153,19 @@ internal static class Operations
     /// <summary>True for a property of <paramref name="type"/> (or a type derived from it) named <paramref name="name"/>.</summary>
     public static bool IsProperty(IOperation operation, INamedTypeSymbol? type, string name) =>
         Unwrap(operation) is IPropertyReferenceOperation property && property.Property.Name == name && IsOrDerives(property.Property.ContainingType, type);
+
+    // The inverse of Unwrap: the outermost conversion, parenthesis, await or ConfigureAwait around a value.
+    private static IOperation Wrapped(IOperation value)
+    {
+        var operation = value;
+        while (operation.Parent is IConversionOperation or IAwaitOperation or IParenthesizedOperation
+            || operation.Parent is IInvocationOperation { TargetMethod.Name: "ConfigureAwait" })
+        {
+            operation = operation.Parent;
+        }
+
+        return operation;
+    }
 
     private static bool IsAssignmentTarget(IOperation reference) =>
         reference.Parent is IAssignmentOperation assignment && assignment.Target == reference;
