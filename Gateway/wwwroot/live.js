@@ -1,7 +1,9 @@
-// The landing page: polls GET /live every 2 s and redraws the flags, the last minute per route and mode, and
-// a chart per route (each mode's median per 5 s slot). No framework: DOM built with textContent only.
+// The landing page: polls GET /live every 2 s and redraws the flags, the last minute per route and mode, the
+// replicas the Gateway routes to, and a chart per route (each mode's median per 5 s slot). No framework: DOM built
+// with textContent only.
 const flagsBody = document.querySelector('#flags tbody');
 const routesBody = document.querySelector('#routes tbody');
+const destinationsBody = document.querySelector('#destinations tbody');
 const statusLine = document.getElementById('status');
 const charts = document.getElementById('charts');
 const svgNs = 'http://www.w3.org/2000/svg';
@@ -39,6 +41,16 @@ function render(live) {
     cell(row, route.p99Ms.toLocaleString('en'));
     cell(row, route.megabytesPerSecond.toLocaleString('en'));
     cell(row, route.servedBy);
+  }
+
+  destinationsBody.replaceChildren();
+  for (const destination of live.destinations) {
+    const row = destinationsBody.insertRow();
+    cell(row, destination.cluster);
+    cell(row, destination.address, 'path');
+    cell(row, destination.active);
+    cell(row, destination.passive);
+    cell(row, destination.available ? 'yes' : 'no', destination.available ? '' : 'variant naive');
   }
 
   renderCharts(live);

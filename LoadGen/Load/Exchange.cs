@@ -42,7 +42,7 @@ public static class Exchange
 
     /// <summary>
     /// A span of LoadGen's own, <c>{method} {route}</c>, around a call outside any scenario's figures (storing the
-    /// download's file, deleting what an upload created, asking the Gateway's health), so that every trace LoadGen
+    /// download's file, deleting what an upload created), so that every trace LoadGen
     /// starts is named by its route, not by the method alone as HttpClient's span is. Null when nobody listens.
     /// </summary>
     public static Activity? StartSpan(HttpMethod method, string route)

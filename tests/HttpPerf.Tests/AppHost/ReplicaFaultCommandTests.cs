@@ -12,6 +12,7 @@ namespace HttpPerf.Tests.AppHost;
 /// (AppHost/ReplicaFaults.cs): "freeze" stops the process (SIGSTOP) and lets it go on by itself; "starve" moves it into
 /// a cgroup with a tenth of a core, and back. Under product lists through the Gateway, the optimized Frontend.Replicas
 /// answers every one while catalog-2 is frozen. A fault lasts 8 s here (<c>AppHost:FaultSeconds</c>), 60 s by default.
+/// An instance of its own, since it ends it: stopping the AppHost then leaves no service process.
 /// </summary>
 [Trait(Kind.Name, Kind.AppHost)]
 public sealed class ReplicaFaultCommandTests
@@ -22,10 +23,34 @@ public sealed class ReplicaFaultCommandTests
     private static CancellationToken Cancel => TestContext.Current.CancellationToken;
 
     [Fact]
-    public async Task Freeze_stops_a_Catalog_replica_for_its_time_and_the_optimized_product_list_routes_around_it_then_starve_throttles_it()
+    public async Task Freeze_stops_a_Catalog_replica_for_its_time_and_the_optimized_product_list_routes_around_it_then_starve_throttles_it_and_a_stop_leaves_no_process()
     {
-        await using var system = new AppHostFixture(AppHostFixture.SmallCatalog, $"--AppHost:FaultSeconds={Fault.TotalSeconds}");
-        await system.InitializeAsync();
+        var system = new AppHostFixture(AppHostFixture.SmallCatalog, $"--AppHost:FaultSeconds={Fault.TotalSeconds}");
+        IReadOnlyList<int> processes;
+        try
+        {
+            await system.InitializeAsync();
+            processes = [.. system.ProcessIds.Values.SelectMany(ProcessTree.WithDescendants)];
+            Assert.True(processes.Count >= 4, $"service processes found: {processes.Count}");
+            await FreezeThenStarveAsync(system);
+        }
+        finally
+        {
+            await system.DisposeAsync();
+        }
+
+        // Stopping the AppHost leaves nothing running, the replica that was frozen and starved included.
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        while (processes.Any(ProcessTree.IsAlive) && clock.Elapsed < TimeSpan.FromSeconds(30))
+        {
+            await Task.Delay(250, Cancel);
+        }
+
+        Assert.DoesNotContain(processes, ProcessTree.IsAlive);
+    }
+
+    private static async Task FreezeThenStarveAsync(AppHostFixture system)
+    {
         Assert.True(system.App.ResourceNotifications.TryGetCurrentState(Replica, out var replica), $"no resource {Replica}");
         var pid = Convert.ToInt32(replica.Snapshot.Properties.Single(p => p.Name == "executable.pid").Value, CultureInfo.InvariantCulture);
         system.Gateway.DefaultRequestHeaders.Add(Http.ModeHeader, PerfMode.Optimized);

@@ -157,6 +157,19 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
     }
 
     [Fact]
+    public async Task The_landing_page_lists_each_service_the_Gateway_routes_to_at_its_address_in_the_rotation()
+    {
+        var destinations = await GatewayHealth.ReadAsync(Fixture.Gateway);
+        foreach (var (cluster, service) in new[] { (SystemContract.Catalog, Fixture.System.Catalog), (SystemContract.Frontend, Fixture.System.Frontend), (SystemContract.Uploads, Fixture.System.Uploads) })
+        {
+            var destination = Assert.Single(destinations, d => d.Cluster == cluster);
+            Assert.Equal(service.BaseAddress.Port, new Uri(destination.Address).Port);
+            Assert.True(destination.Available, destination.ToString());
+            Assert.NotEqual("Unhealthy", destination.Active);
+        }
+    }
+
+    [Fact]
     public async Task The_admin_api_and_the_landing_page_describe_every_rung_as_Pitfalls_All_does()
     {
         using var admin = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Get, "/admin/flags", Fixture.AdminKey), Cancel);

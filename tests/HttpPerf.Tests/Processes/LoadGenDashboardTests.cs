@@ -133,7 +133,15 @@ public sealed class LoadGenDashboardTests(SmallSystemFixture fixture)
         using var client = new HttpClient { BaseAddress = new Uri(control.Urls.First()), Timeout = TimeSpan.FromSeconds(60) };
 
         // No live load yet.
+        var started = DateTime.UtcNow;
         AssertTable(await MeasureAsync(client, "export"), "export GET /api/catalog/export");
+
+        // The measurement's look at the Gateway's health is a probe: out of traces, as YARP's health checks are.
+        bool Ours(SpanRecord s) => s.Service == SystemContract.LoadGen && s.Start >= started;
+        Assert.True(await Poll.UntilAsync(() => fixture.Telemetry.Spans().Any(s => Ours(s) && s.Name == "POST /measure"), TimeSpan.FromSeconds(10)),
+            "LoadGen's span of POST /measure was not exported");
+        Assert.DoesNotContain(fixture.Telemetry.Spans(), s => Ours(s)
+            && (s.Name.Contains(SystemContract.HealthPath, StringComparison.Ordinal) || s["url.full"]?.EndsWith(SystemContract.HealthPath, StringComparison.Ordinal) == true));
 
         // Beside the live load, which goes on.
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(Cancel);

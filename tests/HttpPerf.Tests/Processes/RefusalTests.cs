@@ -11,36 +11,54 @@ namespace HttpPerf.Tests.Processes;
 /// Uploads.Reader, whatever is left of the body (here a quarter of a GiB more, minutes at that pace, several times the
 /// 60 s the service used to drain): the Gateway relays a body over HTTP/2 (Gateway.Upstream optimized), and the
 /// client stops sending. With Gateway.Upstream naive (HTTP/1.1) the same refusal arrives as a 502.
-/// A system of its own: its quota (6 MiB) and file limit (4 MiB) are this test's.
+/// A system of its own, shared by the class's tests (each sets its flags; a refused upload stores nothing): its quota
+/// (6 MiB) and file limit (4 MiB) are this test's.
 /// </summary>
 [Trait(Kind.Name, Kind.Processes)]
-public sealed class RefusalTests : IAsyncLifetime
+public sealed class RefusalTests(RefusalTests.RefusalSystem fixture) : IClassFixture<RefusalTests.RefusalSystem>
 {
     private const int MaxFileBytes = 4 * 1024 * 1024;
     private const int MaxStoredBytes = 6 * 1024 * 1024;
     private const long Rest = 256L * 1024 * 1024;
     private static readonly TimeSpan Promptly = TimeSpan.FromSeconds(2);
 
-    private readonly string _files = Directory.CreateTempSubdirectory("httpperf-refusal-").FullName;
-    private LocalSystem _system = null!;
+    private string Files => fixture.Files;
+
+    private LocalSystem Processes => fixture.Processes;
 
     public static TheoryData<string, int> RungsAndPaces => new(
         from rung in Pitfalls.Find(Pitfalls.UploadsReader)!.Variants.Select(v => v.Name)
         from pace in new[] { 1, 2 }
         select (rung, pace));
 
-    public async ValueTask InitializeAsync()
+    /// <summary>The services with this class's limits, and a folder for the files curl sends.</summary>
+    public sealed class RefusalSystem : IAsyncLifetime
     {
-        _system = await LocalSystem.StartAsync(new LocalSystemOptions
-        {
-            ProductCount = 100,
-            Environment = new Dictionary<string, string>
+        public string Files { get; } = Directory.CreateTempSubdirectory("httpperf-refusal-").FullName;
+
+        public LocalSystem Processes { get; private set; } = null!;
+
+        public async ValueTask InitializeAsync() =>
+            Processes = await LocalSystem.StartAsync(new LocalSystemOptions
             {
-                ["Uploads__MaxFileBytes"] = MaxFileBytes.ToString(CultureInfo.InvariantCulture),
-                [SystemContract.UploadsMaxStoredBytes] = MaxStoredBytes.ToString(CultureInfo.InvariantCulture),
-                ["Uploads__MinFreeDiskBytes"] = "0",
-            },
-        }, TestContext.Current.CancellationToken);
+                ProductCount = 100,
+                Environment = new Dictionary<string, string>
+                {
+                    ["Uploads__MaxFileBytes"] = MaxFileBytes.ToString(CultureInfo.InvariantCulture),
+                    [SystemContract.UploadsMaxStoredBytes] = MaxStoredBytes.ToString(CultureInfo.InvariantCulture),
+                    ["Uploads__MinFreeDiskBytes"] = "0",
+                },
+            }, TestContext.Current.CancellationToken);
+
+        public async ValueTask DisposeAsync()
+        {
+            if (Processes is not null)
+            {
+                await Processes.DisposeAsync();
+            }
+
+            Directory.Delete(Files, recursive: true);
+        }
     }
 
     [Theory]
@@ -58,7 +76,7 @@ public sealed class RefusalTests : IAsyncLifetime
     public async Task A_refused_type_in_the_first_part_gets_415_within_2_s(string rung, int mebibytesPerSecond)
     {
         await ServeAsync(rung, PerfMode.Optimized);
-        var script = Path.Combine(_files, "script.sh");
+        var script = Path.Combine(Files, "script.sh");
         await File.WriteAllTextAsync(script, "echo", TestContext.Current.CancellationToken);
         var rest = RestFor(rung);
         var answer = await PostAsync(mebibytesPerSecond, (script, "application/x-sh"), (Sparse("after.bin", rest), "application/octet-stream"));
@@ -77,8 +95,8 @@ public sealed class RefusalTests : IAsyncLifetime
         var total = First + second;
         var answer = await PostAsync(mebibytesPerSecond, (Sparse("first.bin", First), "application/octet-stream"), (Sparse("second.bin", second), "application/octet-stream"));
         AssertRefused(answer, 507, "cannot be stored", RefusedAt(rung, MaxStoredBytes, total, mebibytesPerSecond), total);
-        Assert.Empty(_system.StoredUploads());
-        Assert.Empty(_system.IncomingFiles());
+        Assert.Empty(Processes.StoredUploads());
+        Assert.Empty(Processes.IncomingFiles());
     }
 
     [Fact]
@@ -89,12 +107,6 @@ public sealed class RefusalTests : IAsyncLifetime
         await ServeAsync(PerfMode.Optimized, PerfMode.Naive);
         var answer = await PostAsync(2, (Sparse("big.bin", MaxFileBytes + Rest), "application/octet-stream"));
         Assert.Equal(502, answer.Status);
-    }
-
-    public async ValueTask DisposeAsync()
-    {
-        await _system.DisposeAsync();
-        Directory.Delete(_files, recursive: true);
     }
 
     // The naive rung reads the whole form before it looks at any file: its refusal comes at the end of the body, so
@@ -114,12 +126,12 @@ public sealed class RefusalTests : IAsyncLifetime
         Assert.True(answer.ExitCode == 0, $"the connection did not end cleanly: {said}");
     }
 
-    private string Sparse(string name, long length) => CurlUpload.SparseFile(_files, name, length);
+    private string Sparse(string name, long length) => CurlUpload.SparseFile(Files, name, length);
 
     private Task<CurlUpload.Answer> PostAsync(int mebibytesPerSecond, params (string Path, string ContentType)[] parts) =>
-        CurlUpload.PostAsync(new Uri(_system.Gateway.BaseAddress, "/api/uploads"), parts.Select(p => new CurlUpload.Part(p.Path, p.ContentType)),
+        CurlUpload.PostAsync(new Uri(Processes.Gateway.BaseAddress, "/api/uploads"), parts.Select(p => new CurlUpload.Part(p.Path, p.ContentType)),
             mebibytesPerSecond * 1024 * 1024, TestContext.Current.CancellationToken);
 
     private Task ServeAsync(string reader, string upstream) =>
-        ServedFlags.SetAsync(_system, new Dictionary<string, string> { [Pitfalls.UploadsReader] = reader, [Pitfalls.GatewayUpstream] = upstream });
+        ServedFlags.SetAsync(Processes, new Dictionary<string, string> { [Pitfalls.UploadsReader] = reader, [Pitfalls.GatewayUpstream] = upstream });
 }

@@ -53,6 +53,11 @@ public sealed class StuckReplicaTests
         var ejected = system.FrontendReplicas.Where(f => f.RecentOutput.Contains(LeftOut(frozen), StringComparison.Ordinal)).ToList();
         await frozen.ThawAsync();
         var servesAgain = await ServesAgainAsync(frozen, ejected);
+        // The Gateway probes the Catalog too (its own catalog routes): the thawed replica is back in its rotation, by
+        // the Gateway's own health state (/live), within the bound of its health settings.
+        using var gateway = new HttpClient { BaseAddress = system.Gateway.BaseAddress };
+        await GatewayHealth.WaitAsync(gateway, SystemContract.Catalog, address => address.Port == frozen.BaseAddress.Port, available: true,
+            GatewayHealth.RejoinBound(SystemContract.Catalog), $"the thawed Catalog replica {frozen.BaseAddress}");
         await load;
 
         var during = stuck.Exchanges.Where(e => e.Start >= freezeAt + TimeSpan.FromSeconds(1)).ToList();

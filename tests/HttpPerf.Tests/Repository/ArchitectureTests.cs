@@ -43,6 +43,15 @@ public sealed partial class ArchitectureTests
     }
 
     [Fact]
+    public void The_test_process_reads_no_services_appsettings_json()
+    {
+        // The web hosts the tests start in their own process (LoadGen's control endpoint, the OTLP receiver, Aspire's
+        // resource service) would bind whatever Kestrel endpoints a service's appsettings.json copied here names
+        // (HttpPerf.Tests.csproj, LeaveOutReferencedAppSettings).
+        Assert.Empty(Directory.GetFiles(AppContext.BaseDirectory, "appsettings*.json"));
+    }
+
+    [Fact]
     public void No_two_folders_of_a_project_import_each_other()
     {
         foreach (var project in Projects)
