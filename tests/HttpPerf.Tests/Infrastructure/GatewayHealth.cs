@@ -20,9 +20,11 @@ public static class GatewayHealth
     }
 
     /// <summary>
-    /// How long a replica that answers again may take to be back in <paramref name="cluster"/>'s rotation: the passive
-    /// verdict lapses after the reactivation period, and the active one turns on the next probe that answers, which
-    /// may wait for one already in flight to time out (interval + timeout, twice).
+    /// How long a replica that answers again may take to be back in <paramref name="cluster"/>'s rotation. The active
+    /// verdict turns on the next probe that answers, which may wait for one already in flight to time out (interval +
+    /// timeout, twice). The passive one lapses a reactivation period after it was given, and is given again while the
+    /// failures of its detection window (YARP's <c>TransportFailureRate</c>: 60 s by default) still weigh: a replica
+    /// killed under load was seen out of the frontend cluster's rotation 50 s after the kill, active verdict Healthy.
     /// </summary>
     public static TimeSpan RejoinBound(string cluster)
     {
@@ -30,9 +32,13 @@ public static class GatewayHealth
         var interval = health.GetValue<TimeSpan>("Active:Interval");
         var timeout = health.GetValue<TimeSpan>("Active:Timeout");
         var reactivation = health.GetValue<TimeSpan>("Passive:ReactivationPeriod");
+        var window = health.GetValue("Passive:DetectionWindowSize", DefaultDetectionWindow);
         Assert.True(interval > TimeSpan.Zero && timeout > TimeSpan.Zero && reactivation > TimeSpan.Zero, $"no health settings for the cluster {cluster}");
-        return reactivation + (2 * (interval + timeout));
+        return window + reactivation + (2 * (interval + timeout));
     }
+
+    /// <summary>YARP's <c>TransportFailureRateHealthPolicyOptions.DetectionWindowSize</c> default.</summary>
+    private static readonly TimeSpan DefaultDetectionWindow = TimeSpan.FromSeconds(60);
 
     /// <summary>
     /// How long a replica that stops answering may stay in <paramref name="cluster"/>'s rotation: the active policy's
