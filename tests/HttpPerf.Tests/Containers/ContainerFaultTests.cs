@@ -43,10 +43,7 @@ public sealed class ContainerFaultTests(ContainerModeFixture system)
         Assert.DoesNotContain(failed, e => e.Start > fault + KillBound);
         Assert.True(failed.Count <= load.Exchanges.Count / 20, load.Summary(fault));
 
-        foreach (var replica in new[] { "catalog-1", "frontend-1" })
-        {
-            await RestartAsync(replica);
-        }
+        await Task.WhenAll(new[] { "catalog-1", "frontend-1" }.Select(replica => RestartAsync(replica)));
 
         await AssertTakesTrafficAsync("catalog-1", "/api/catalog/products");
         await AssertTakesTrafficAsync("frontend-1", "/api/products");
@@ -203,14 +200,14 @@ public sealed class ContainerFaultTests(ContainerModeFixture system)
     }
 
     /// <summary>
-    /// A replica frozen or cut off for 20 s, 5 s into 40 s of 4 requests a second: no request sent after it fails, none waits past
+    /// A replica frozen or cut off for 20 s, 5 s into 32 s of 4 requests a second: no request sent after it fails, none waits past
     /// <see cref="SilentBound"/>, and the Gateway's health check takes it out, so the catalog's own requests sent
     /// <see cref="TakenOutWithin"/> after the fault and before it ends come back at once.
     /// </summary>
     private async Task<(SteadyLoad Load, TimeSpan At)> FaultAsync(string fault, Action make, Action undo)
     {
         var load = new SteadyLoad();
-        var running = load.RunAsync(system.Gateway, Paths, perSecond: 4, TimeSpan.FromSeconds(40), Cancel);
+        var running = load.RunAsync(system.Gateway, Paths, perSecond: 4, TimeSpan.FromSeconds(32), Cancel);
         await Task.Delay(TimeSpan.FromSeconds(5), Cancel);
         var at = load.Now;
         make();
@@ -256,7 +253,10 @@ public sealed class ContainerFaultTests(ContainerModeFixture system)
         var state = await system.App.ResourceNotifications.WaitForResourceHealthyAsync(replica, healthy.Token);
         if (state.Snapshot.Properties.FirstOrDefault(p => p.Name == "container.id")?.Value is { } id)
         {
-            system.ContainerIds[replica] = id.ToString()!;
+            lock (system.ContainerIds)
+            {
+                system.ContainerIds[replica] = id.ToString()!;
+            }
         }
     }
 
