@@ -19,10 +19,10 @@ var results = Directory.GetFiles(args[1], "*.trx", SearchOption.AllDirectories).
 switch (args[0])
 {
     case "counts":
-        Console.WriteLine($"{results.Count(r => r.Outcome == "Passed")} {results.Count(r => r.Outcome is "Failed" or "Error" or "Timeout" or "Aborted")}");
+        Console.WriteLine($"{results.Count(r => r.Outcome == "Passed")} {results.Count(r => r.Failed)}");
         return 0;
     case "failed":
-        foreach (var name in results.Where(r => r.Outcome is "Failed" or "Error" or "Timeout" or "Aborted").Select(r => r.Method).Distinct())
+        foreach (var name in results.Where(r => r.Failed).Select(r => r.Method).Distinct())
         {
             Console.WriteLine(name);
         }
@@ -81,4 +81,7 @@ static DateTimeOffset? Time(XElement element, string attribute) =>
 
 static string Format(TimeSpan time) => time.TotalMinutes >= 1 ? $"{(int)time.TotalMinutes} min {time.Seconds:D2} s" : $"{time.TotalSeconds:F1} s";
 
-internal sealed record Result(string Class, string Method, string Outcome, DateTimeOffset? Start, DateTimeOffset? End);
+internal sealed record Result(string Class, string Method, string Outcome, DateTimeOffset? Start, DateTimeOffset? End)
+{
+    public bool Failed => Outcome is "Failed" or "Error" or "Timeout" or "Aborted";
+}

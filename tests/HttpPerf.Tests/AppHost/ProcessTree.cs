@@ -14,4 +14,21 @@ public static class ProcessTree
     public static IReadOnlyList<int> WithDescendants(int pid) => LoadGen.LocalSystem.ProcessFaults.WithDescendants(pid);
 
     public static bool IsAlive(int pid) => LoadGen.LocalSystem.ProcessFaults.ParentOf(pid) is not null;
+
+    /// <summary>Every process but this one whose command line (arguments joined by NUL) <paramref name="cmdline"/> accepts.</summary>
+    public static IEnumerable<int> Matching(Func<string, bool> cmdline) =>
+        Directory.EnumerateDirectories("/proc")
+            .Select(directory => int.TryParse(Path.GetFileName(directory), out var pid) ? pid : 0)
+            .Where(pid => pid > 0 && pid != System.Environment.ProcessId)
+            .Where(pid =>
+            {
+                try
+                {
+                    return cmdline(File.ReadAllText($"/proc/{pid}/cmdline"));
+                }
+                catch (IOException)
+                {
+                    return false;
+                }
+            });
 }

@@ -35,7 +35,7 @@ public sealed class DockerEngineTests
             networks = [.. Networks().Except(networksBefore)];
             // What this AppHost started here: DCP (which watches this process: --monitor <pid>) and the processes
             // below it, and the engine's shim of each container (named with the container's id).
-            processes = [.. Processes(cmdline => cmdline.Contains($"--monitor\0{Environment.ProcessId}\0", StringComparison.Ordinal)
+            processes = [.. ProcessTree.Matching(cmdline => cmdline.Contains($"--monitor\0{Environment.ProcessId}\0", StringComparison.Ordinal)
                 || containers.Any(id => cmdline.Contains(id, StringComparison.Ordinal)))
                 .SelectMany(ProcessTree.WithDescendants).Distinct()];
             Assert.Equal(ContainerModeFixture.Containers.Count, containers.Count);
@@ -81,22 +81,6 @@ public sealed class DockerEngineTests
 
     private static string[] Networks() =>
         ContainerEngine.RunWith("docker", "network", "ls", "--format", "{{.Name}}").Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
-
-    private static IEnumerable<int> Processes(Func<string, bool> cmdline) =>
-        Directory.EnumerateDirectories("/proc")
-            .Select(directory => int.TryParse(Path.GetFileName(directory), out var pid) ? pid : 0)
-            .Where(pid => pid > 0 && pid != Environment.ProcessId)
-            .Where(pid =>
-            {
-                try
-                {
-                    return cmdline(File.ReadAllText($"/proc/{pid}/cmdline"));
-                }
-                catch (IOException)
-                {
-                    return false;
-                }
-            });
 
     /// <summary>The container-mode fixture on Docker Engine, whichever engine the machine's settings name.</summary>
     private sealed class DockerModeFixture : ContainerModeFixture

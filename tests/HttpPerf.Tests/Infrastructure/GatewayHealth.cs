@@ -32,24 +32,12 @@ public static class GatewayHealth
         var interval = health.GetValue<TimeSpan>("Active:Interval");
         var timeout = health.GetValue<TimeSpan>("Active:Timeout");
         var reactivation = health.GetValue<TimeSpan>("Passive:ReactivationPeriod");
-        var window = health.GetValue("Passive:DetectionWindowSize", DefaultDetectionWindow);
         Assert.True(interval > TimeSpan.Zero && timeout > TimeSpan.Zero && reactivation > TimeSpan.Zero, $"no health settings for the cluster {cluster}");
-        return window + reactivation + (2 * (interval + timeout));
+        return DetectionWindow + reactivation + (2 * (interval + timeout));
     }
 
-    /// <summary>YARP's <c>TransportFailureRateHealthPolicyOptions.DetectionWindowSize</c> default.</summary>
-    private static readonly TimeSpan DefaultDetectionWindow = TimeSpan.FromSeconds(60);
-
-    /// <summary>
-    /// How long a replica that stops answering may stay in <paramref name="cluster"/>'s rotation: the active policy's
-    /// consecutive failures (YARP's default threshold, 2), each a probe interval apart and timing out.
-    /// </summary>
-    public static TimeSpan TakenOutBound(string cluster)
-    {
-        var health = Settings.GetSection($"ReverseProxy:Clusters:{cluster}:HealthCheck:Active");
-        var threshold = 2;
-        return (threshold + 1) * (health.GetValue<TimeSpan>("Interval") + health.GetValue<TimeSpan>("Timeout"));
-    }
+    /// <summary>YARP's <c>TransportFailureRateHealthPolicyOptions.DetectionWindowSize</c>: one for every cluster, not set here.</summary>
+    private static readonly TimeSpan DetectionWindow = TimeSpan.FromSeconds(60);
 
     /// <summary>Every destination of every cluster, as the Gateway sees them now.</summary>
     public static async Task<IReadOnlyList<Destination>> ReadAsync(HttpClient gateway)
