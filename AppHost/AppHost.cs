@@ -14,10 +14,12 @@ var containers = builder.AddContainerMode(args);
 var replicas = builder.AddReplicas();
 
 // Flags: in process mode, one flags file for every service (edit it and each service switches within a second, no
-// restart); in container mode and published, Redis, which every replica reads and the admin API writes.
+// restart); in container mode and published, Redis, which every replica reads and the admin API writes. Redis saves a
+// flip within a second (Aspire's default is 60 s: a Redis restarted within a minute of a flip came back with the flags
+// from before it, and every replica took them).
 var flagsFile = builder.Configuration[SystemContract.ConfigurationKey(SystemContract.FlagsFile)] ?? Path.Combine(builder.AppHostDirectory, "flags.json");
 var flagsStore = builder.ExecutionContext.IsPublishMode || containers.Enabled
-    ? builder.AddRedis(SystemContract.FlagsConnectionName).WithDataVolume("flags-data").InContainerMode(containers)
+    ? builder.AddRedis(SystemContract.FlagsConnectionName).WithDataVolume("flags-data").WithPersistence(TimeSpan.FromSeconds(1)).InContainerMode(containers)
     : null;
 
 // Key for the Gateway's /admin routes: run here, generated once and kept in this AppHost's user secrets;

@@ -11,8 +11,8 @@ namespace HttpPerf.ServiceDefaults.FlagSources;
 /// flags file: the same document (<see cref="FlagsFile.ToJson"/>), built from the Redis hash. It reloads when a
 /// change is published and when the connection comes back (changes made while it was away). While Redis is out
 /// of reach it keeps the flags it last loaded: a service never falls back to the defaults on its own. A Redis that
-/// comes back empty (restarted without persistence) gets those flags written back, each only if still unset, so
-/// the admin page and every replica go on agreeing with what is served.
+/// comes back empty (restarted without persistence) gets those flags written back, by the first replica to see it
+/// empty, so the admin page and every replica go on agreeing with what is served.
 /// The connection is Aspire's (<see cref="SharedRedis"/>), a DI singleton that exists only once the host is built,
 /// after configuration: so the source is empty until <see cref="RedisFlagsStartup"/> hands it the connection as
 /// the host starts, before Kestrel listens, and the first request already sees the flags in Redis.
@@ -59,12 +59,13 @@ internal sealed class RedisFlagsSource : IConfigurationSource
                 var entries = await database.HashGetAllAsync(RedisFlagStore.Key);
                 if (entries.Length == 0 && _loaded is { } loaded)
                 {
-                    foreach (var (flag, variant) in loaded)
-                    {
-                        await database.HashSetAsync(RedisFlagStore.Key, flag, variant, When.NotExists);
-                    }
-
-                    return;
+                    // Written back whole, in one transaction, and only if no replica did it first: written a field at a
+                    // time, another replica reading in between took the fields not yet written as optimized.
+                    var restore = database.CreateTransaction();
+                    restore.AddCondition(Condition.KeyNotExists(RedisFlagStore.Key));
+                    _ = restore.HashSetAsync(RedisFlagStore.Key, [.. loaded.Select(flag => new HashEntry(flag.Key, flag.Value))]);
+                    await restore.ExecuteAsync();
+                    entries = await database.HashGetAllAsync(RedisFlagStore.Key);
                 }
 
                 Apply(entries);

@@ -71,9 +71,12 @@ rootfs() { # name, packages: a minimal Debian root file system in $WORK/$name
   mmdebstrap --quiet --variant=minbase --mode=root --include="$2" bookworm "$WORK/$1" "deb $mirror bookworm main"
 }
 
-if ! podman image exists "$REDIS"; then
+# Redis works in /data, as the official image does: the AppHost mounts its data volume there, and Redis writes its
+# snapshots to its working directory (an image without WORKDIR wrote them to /, outside the volume, and is rebuilt).
+if [ "$(podman image inspect --format '{{.Config.WorkingDir}}' "$REDIS" 2>/dev/null)" != /data ]; then
   rootfs redis redis-server
-  tar -C "$WORK/redis" -c . | podman import --change 'CMD ["redis-server"]' --change 'EXPOSE 6379' - "$REDIS" >/dev/null
+  mkdir -p "$WORK/redis/data"
+  tar -C "$WORK/redis" -c . | podman import --change 'CMD ["redis-server"]' --change 'EXPOSE 6379' --change 'WORKDIR /data' - "$REDIS" >/dev/null
   rm -rf "$WORK/redis"
 fi
 
@@ -118,7 +121,7 @@ if [ "${HTTPPERF_DOCKER:-1}" = 1 ]; then
     for _ in $(seq 100); do docker info >/dev/null 2>&1 && break; sleep 0.3; done
     docker info >/dev/null 2>&1 || { echo "setup.sh: dockerd did not start: $WORK/dockerd.log" >&2; tail -n 20 "$WORK/dockerd.log" >&2; exit 1; }
   fi
-  docker image inspect "$REDIS" >/dev/null 2>&1 || podman save "$REDIS" | docker load >/dev/null
+  [ "$(docker image inspect --format '{{.Config.WorkingDir}}' "$REDIS" 2>/dev/null)" = /data ] || podman save "$REDIS" | docker load >/dev/null
   docker_version="docker $(docker version --format '{{.Server.Version}}')"
 fi
 echo "container mode ready: podman $(podman version --format '{{.Client.Version}}'), $docker_version, base $BASE, redis $REDIS"

@@ -78,6 +78,7 @@ public class AppHostFixture : IAsyncLifetime
             ],
             (application, _) => application.DisableDashboard = false,
             timeout.Token);
+        builder.KeepLogs();
         if (_productCount is int count)
         {
             // Every Catalog replica (catalog, catalog-2): one SQLite file, seeded by the first.
@@ -93,13 +94,11 @@ public class AppHostFixture : IAsyncLifetime
             .WithEnvironment(SystemContract.UploadsDataDirectory, UploadsDirectory);
 
         App = await builder.BuildAsync(timeout.Token);
-        await App.StartAsync(timeout.Token);
-        foreach (var name in ServiceNames)
+        foreach (var ready in await App.StartHealthyAsync(ServiceNames, StartTimeout, CancellationToken.None))
         {
-            var ready = await App.ResourceNotifications.WaitForResourceHealthyAsync(name, timeout.Token);
             if (ready.Snapshot.Properties.FirstOrDefault(p => p.Name == "executable.pid")?.Value is { } pid)
             {
-                ProcessIds[name] = Convert.ToInt32(pid, System.Globalization.CultureInfo.InvariantCulture);
+                ProcessIds[ready.Resource.Name] = Convert.ToInt32(pid, System.Globalization.CultureInfo.InvariantCulture);
             }
         }
 

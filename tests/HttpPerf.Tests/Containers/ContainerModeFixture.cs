@@ -85,6 +85,7 @@ public class ContainerModeFixture : IAsyncLifetime
             ],
             (application, _) => application.DisableDashboard = false,
             timeout.Token);
+        builder.KeepLogs();
         foreach (var catalog in ProductCount is null ? [] : ReplicasOf(SystemContract.Catalog))
         {
             builder.CreateResourceBuilder<ContainerResource>(catalog).WithEnvironment(SystemContract.CatalogProductCount, ProductCount.ToString());
@@ -98,13 +99,11 @@ public class ContainerModeFixture : IAsyncLifetime
         }
 
         App = await builder.BuildAsync(timeout.Token);
-        await App.StartAsync(timeout.Token);
-        foreach (var name in Containers)
+        foreach (var ready in await App.StartHealthyAsync(Containers, StartTimeout, CancellationToken.None))
         {
-            var ready = await App.ResourceNotifications.WaitForResourceHealthyAsync(name, timeout.Token);
             if (ready.Snapshot.Properties.FirstOrDefault(p => p.Name == "container.id")?.Value is { } id)
             {
-                ContainerIds[name] = id.ToString()!;
+                ContainerIds[ready.Resource.Name] = id.ToString()!;
             }
         }
 
