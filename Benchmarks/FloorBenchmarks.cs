@@ -13,7 +13,7 @@ using Microsoft.Extensions.DependencyInjection;
 namespace Benchmarks;
 
 /// <summary>
-/// Issue 37: the floor of each hop's own work on the optimized product list, with HTTP taken away. The optimized rungs'
+/// The floor of each hop's own work on the optimized product list, with HTTP taken away. The optimized rungs'
 /// own classes, unchanged, on the default 25.8 MB catalog (86,000 products), writing into <see cref="Stream.Null"/>:
 /// what is left is the work no transport can remove. SQLite alone is the Catalog's floor under its JSON; the Catalog's
 /// writer without a socket is its floor under its I/O; the Frontend's reader and writer over the catalog's bytes in

@@ -2,8 +2,8 @@ namespace LoadGen.Bench;
 
 /// <summary>
 /// The project's performance targets, each a ratio of two figures from the same run (one is a total): the
-/// naive-vs-optimized goals of the LoadGen issue, and the optimized-vs-limit goals of the "optimized path at
-/// its limit" issue. They are stated at the default sizes (25 MB catalog, 100 MB upload); at other sizes they
+/// naive-vs-optimized goals (how much a lesson's optimized rung must beat its naive one), and the optimized-vs-limit
+/// goals (how close the optimized path comes to serving static bytes, or to a sink that only reads). They are stated at the default sizes (25 MB catalog, 100 MB upload); at other sizes they
 /// are still computed, for the record. A target whose figures the run did not measure is not met or missed.
 /// </summary>
 public static class BenchTargets

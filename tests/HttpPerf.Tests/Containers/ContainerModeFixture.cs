@@ -112,8 +112,12 @@ public class ContainerModeFixture : IAsyncLifetime
         Gateway.Timeout = TimeSpan.FromSeconds(60);
     }
 
-    /// <summary>A client of one replica's own published port, past the Gateway.</summary>
-    public HttpClient Replica(string resource) => App.CreateHttpClient(resource, "http");
+    /// <summary>
+    /// A client of one replica's own published port, past the Gateway, with connections of its own (disposed with it).
+    /// Not the factory's pooled handler (App.CreateHttpClient): a fault test restarts replicas, and a pooled connection
+    /// to a container gone sends its next request into an address that drops it (the Redis test waited 100 s so).
+    /// </summary>
+    public HttpClient Replica(string resource) => new(new SocketsHttpHandler()) { BaseAddress = App.GetEndpoint(resource, "http") };
 
     public async ValueTask DisposeAsync()
     {

@@ -61,4 +61,20 @@ public sealed class DocsTests
             Assert.Contains(pitfall.Flag, File.ReadAllText(page));
         }
     }
+
+    [Fact]
+    public void No_page_or_comment_cites_an_issue_number_for_what_it_means()
+    {
+        // "As issue NN asks" tells a reader of a copy of this repository nothing: a page says what it means instead.
+        var citing = new System.Text.RegularExpressions.Regex(@"\bissues?\s+#?\d+", System.Text.RegularExpressions.RegexOptions.IgnoreCase);
+        string[] skipped = ["bin", "obj", ".git", "node_modules"];
+        var found = Directory.EnumerateFiles(Root, "*", SearchOption.AllDirectories)
+            .Where(file => Path.GetExtension(file) is ".md" or ".cs" or ".sh" or ".props" or ".targets" or ".json")
+            .Where(file => !Path.GetRelativePath(Root, file).Split(Path.DirectorySeparatorChar).Any(skipped.Contains))
+            .SelectMany(file => File.ReadLines(file).Select((line, i) => (file, line, number: i + 1)))
+            .Where(l => citing.IsMatch(l.line))
+            .Select(l => $"{Path.GetRelativePath(Root, l.file)}:{l.number}: {l.line.Trim()}")
+            .ToList();
+        Assert.True(found.Count == 0, string.Join('\n', found));
+    }
 }
