@@ -68,9 +68,15 @@ public sealed class DocsTests
         // "As issue NN asks" tells a reader of a copy of this repository nothing: a page says what it means instead.
         var citing = new System.Text.RegularExpressions.Regex(@"\bissues?\s+#?\d+", System.Text.RegularExpressions.RegexOptions.IgnoreCase);
         string[] skipped = ["bin", "obj", ".git", "node_modules"];
-        var found = Directory.EnumerateFiles(Root, "*", SearchOption.AllDirectories)
-            .Where(file => Path.GetExtension(file) is ".md" or ".cs" or ".sh" or ".props" or ".targets" or ".json")
-            .Where(file => !Path.GetRelativePath(Root, file).Split(Path.DirectorySeparatorChar).Any(skipped.Contains))
+        // The tree's own files: build output and .git are not entered at all.
+        var files = new System.IO.Enumeration.FileSystemEnumerable<string>(Root, (ref System.IO.Enumeration.FileSystemEntry entry) => entry.ToFullPath(),
+            new EnumerationOptions { RecurseSubdirectories = true })
+        {
+            ShouldRecursePredicate = (ref System.IO.Enumeration.FileSystemEntry entry) => !skipped.Contains(entry.FileName.ToString()),
+            ShouldIncludePredicate = (ref System.IO.Enumeration.FileSystemEntry entry) => !entry.IsDirectory
+                && Path.GetExtension(entry.FileName) is ".md" or ".cs" or ".sh" or ".props" or ".targets" or ".json",
+        };
+        var found = files
             .SelectMany(file => File.ReadLines(file).Select((line, i) => (file, line, number: i + 1)))
             .Where(l => citing.IsMatch(l.line))
             .Select(l => $"{Path.GetRelativePath(Root, l.file)}:{l.number}: {l.line.Trim()}")
