@@ -8,12 +8,16 @@ using Gateway.Upstream;
 using HttpPerf.ServiceDefaults.FlagSources;
 using HttpPerf.ServiceDefaults.Selection;
 using Yarp.ReverseProxy.Forwarder;
+using Yarp.ReverseProxy.Health;
 using Yarp.ReverseProxy.Transforms;
 
 namespace Gateway;
 
 public static class GatewayServiceExtensions
 {
+    /// <summary>YARP's <c>TransportFailureRate</c> passive health policy, one for every cluster (appsettings.json).</summary>
+    public const string PassiveHealthSection = "TransportFailureRate";
+
     public static IHostApplicationBuilder AddGatewayServices(this IHostApplicationBuilder builder)
     {
         // Routes and clusters live in appsettings.json ("ReverseProxy"). A cluster address such as http://catalog
@@ -37,6 +41,10 @@ public static class GatewayServiceExtensions
                     return default;
                 });
             });
+        // YARP keeps a replica its passive check took out for the longer of the cluster's ReactivationPeriod and the
+        // failure-rate policy's detection window (60 s unless set), so the clusters' 10 s meant 60: a replica back
+        // from a fault stayed out of the rotation for up to a minute. The window is set to the reactivation period.
+        builder.Services.AddOptions<TransportFailureRateHealthPolicyOptions>().BindConfiguration(PassiveHealthSection);
         builder.Services.AddInlineRelay();
         // Not the package's AddServiceDiscoveryForwarderFactory: that resolves the name again per request, below YARP,
         // and would hide the replicas from its balancing, health checks and RetryOnAnotherDestination.

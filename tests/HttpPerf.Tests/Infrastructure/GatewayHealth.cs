@@ -22,9 +22,9 @@ public static class GatewayHealth
     /// <summary>
     /// How long a replica that answers again may take to be back in <paramref name="cluster"/>'s rotation. The active
     /// verdict turns on the next probe that answers, which may wait for one already in flight to time out (interval +
-    /// timeout, twice). The passive one lapses a reactivation period after it was given, and is given again while the
-    /// failures of its detection window (YARP's <c>TransportFailureRate</c>: 60 s by default) still weigh: a replica
-    /// killed under load was seen out of the frontend cluster's rotation 50 s after the kill, active verdict Healthy.
+    /// timeout, twice). The passive one lapses the longer of the reactivation period and YARP's detection window
+    /// (<c>TransportFailureRate:DetectionWindowSize</c>) after it was last given, and a failure still in the window when
+    /// the replica answers again can give it once more.
     /// </summary>
     public static TimeSpan RejoinBound(string cluster)
     {
@@ -32,12 +32,10 @@ public static class GatewayHealth
         var interval = health.GetValue<TimeSpan>("Active:Interval");
         var timeout = health.GetValue<TimeSpan>("Active:Timeout");
         var reactivation = health.GetValue<TimeSpan>("Passive:ReactivationPeriod");
-        Assert.True(interval > TimeSpan.Zero && timeout > TimeSpan.Zero && reactivation > TimeSpan.Zero, $"no health settings for the cluster {cluster}");
-        return DetectionWindow + reactivation + (2 * (interval + timeout));
+        var window = Settings.GetValue<TimeSpan>("TransportFailureRate:DetectionWindowSize");
+        Assert.True(interval > TimeSpan.Zero && timeout > TimeSpan.Zero && reactivation > TimeSpan.Zero && window > TimeSpan.Zero, $"no health settings for the cluster {cluster}");
+        return window + (reactivation > window ? reactivation : window) + (2 * (interval + timeout));
     }
-
-    /// <summary>YARP's <c>TransportFailureRateHealthPolicyOptions.DetectionWindowSize</c>: one for every cluster, not set here.</summary>
-    private static readonly TimeSpan DetectionWindow = TimeSpan.FromSeconds(60);
 
     /// <summary>Every destination of every cluster, as the Gateway sees them now.</summary>
     public static async Task<IReadOnlyList<Destination>> ReadAsync(HttpClient gateway)
