@@ -73,7 +73,8 @@ public sealed class SteadyLoad
         var all = Exchanges;
         var failed = all.Where(e => e.Status is < 200 or >= 300).ToList();
         var lastFailure = failed.Count == 0 ? "none" : $"{(failed.Max(e => e.Start) - fault).TotalSeconds:F1} s after the fault";
+        var slowest = all.MaxBy(e => e.Elapsed)!;
         return $"{all.Count} sent, {failed.Count} failed ({string.Join(", ", failed.GroupBy(e => e.Status).Select(g => $"{g.Count()} x {g.Key}"))}), " +
-               $"slowest {all.Max(e => e.Elapsed).TotalSeconds:F2} s, last failure started {lastFailure}";
+               $"slowest {slowest.Elapsed.TotalSeconds:F2} s ({slowest.Path}, begun {(slowest.Start - fault).TotalSeconds:F1} s after the fault), last failure started {lastFailure}";
     }
 }
