@@ -31,6 +31,7 @@ var adminKey = builder.AddParameter(SystemContract.AdminKeyParameter,
 var catalog = builder.AddService<Projects.Catalog_Api>(SystemContract.Catalog, containers, containers.Replicas, processReplicas: 2)
     .WithPerfFlags(flagsFile, flagsStore)
     .WithHttpHealthCheck(SystemContract.HealthPath)
+    .WithHttp2Listener()
     .WithDirectEndpoint()
     // Each replica seeds its own SQLite copy; in a container, /tmp is the place the "app" user surely may write.
     .WithEnvironmentInContainers(SystemContract.CatalogDataDirectory, "/tmp/catalog")
@@ -39,6 +40,7 @@ var catalog = builder.AddService<Projects.Catalog_Api>(SystemContract.Catalog, c
 var uploads = builder.AddService<Projects.Uploads_Api>(SystemContract.Uploads, containers, containers.Replicas)
     .WithPerfFlags(flagsFile, flagsStore)
     .WithHttpHealthCheck(SystemContract.HealthPath)
+    .WithHttp2Listener()
     .WithDirectEndpoint()
     // One volume shared by every replica, so any replica serves any upload.
     .WithUploadsVolume(containers.UploadsVolume)
@@ -47,6 +49,7 @@ var uploads = builder.AddService<Projects.Uploads_Api>(SystemContract.Uploads, c
 var frontend = builder.AddService<Projects.Frontend_Api>(SystemContract.Frontend, containers, containers.Replicas)
     .WithPerfFlags(flagsFile, flagsStore)
     .WithHttpHealthCheck(SystemContract.HealthPath)
+    .WithHttp2Listener()
     .WithDirectEndpoint()
     .WithReference(catalog).WaitFor(catalog)
     .PublishWithReplicas(replicas);

@@ -36,24 +36,20 @@ public static class HealthProbe
     }
 
     /// <summary>
-    /// Where this service listens over HTTP/1.1, from the same settings Kestrel reads: its <c>http</c> listener
-    /// (<c>Kestrel__Endpoints__http__Url</c>, which the images set), <c>HTTP_PORTS</c> or <c>ASPNETCORE_URLS</c>.
+    /// Where this service listens over HTTP/1.1, from the platform's settings, in Kestrel's order:
+    /// <c>ASPNETCORE_URLS</c>, else <c>ASPNETCORE_HTTP_PORTS</c> (8080 in the .NET images).
     /// </summary>
     private static Uri LocalAddress()
     {
-        if (Environment.GetEnvironmentVariable(SystemContract.KestrelEndpointUrl(SystemContract.HttpEndpoint)) is { } listener)
+        var url = Environment.GetEnvironmentVariable("ASPNETCORE_URLS")?.Split(';', StringSplitOptions.RemoveEmptyEntries).FirstOrDefault(u => u.StartsWith("http://", StringComparison.Ordinal));
+        if (url is not null)
         {
-            return Loopback(listener);
+            return Loopback(url);
         }
 
         var ports = Environment.GetEnvironmentVariable("ASPNETCORE_HTTP_PORTS") ?? Environment.GetEnvironmentVariable("HTTP_PORTS");
-        if (ports?.Split([';', ','], StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).FirstOrDefault() is { } port)
-        {
-            return new Uri($"http://127.0.0.1:{port}");
-        }
-
-        var url = Environment.GetEnvironmentVariable("ASPNETCORE_URLS")?.Split(';', StringSplitOptions.RemoveEmptyEntries).FirstOrDefault(u => u.StartsWith("http://", StringComparison.Ordinal));
-        return url is not null ? Loopback(url) : new Uri("http://127.0.0.1:8080"); // the container images' default port
+        var port = ports?.Split([';', ','], StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).FirstOrDefault() ?? "8080";
+        return new Uri($"http://127.0.0.1:{port}");
     }
 
     private static Uri Loopback(string url)

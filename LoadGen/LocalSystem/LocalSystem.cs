@@ -234,7 +234,7 @@ public sealed class LocalSystem : IAsyncDisposable
     {
         if (Services.FirstOrDefault(s => s is not null && address is not null && s.BaseAddress == address)?.Http2Address is { } http2)
         {
-            environment[SystemContract.KestrelEndpointUrl(SystemContract.Http2Endpoint)] = http2.GetLeftPart(UriPartial.Authority);
+            environment[SystemContract.Http2Port] = http2.Port.ToString(System.Globalization.CultureInfo.InvariantCulture);
         }
     }
 

@@ -189,9 +189,9 @@ public sealed partial class ServiceProcess : IAsyncDisposable
     }
 
     /// <summary>
-    /// Catalog.Api, Frontend.Api and Uploads.Api name two listeners in their appsettings.json, which outrank
-    /// <c>ASPNETCORE_URLS</c>: HTTP/1.1 takes the address <c>ASPNETCORE_URLS</c> says (there Kestrel picks the port),
-    /// and cleartext HTTP/2 the one given, else a free port on the same host, so the two can be told apart in the log.
+    /// Catalog.Api, Frontend.Api and Uploads.Api listen twice, as the platform's settings and theirs say
+    /// (ServiceDefaults/Http/Http2Listener.cs): HTTP/1.1 at <c>ASPNETCORE_URLS</c> (there Kestrel picks the port), and
+    /// cleartext HTTP/2 on the same host at <c>Http2__Port</c>, the one given, else a free one, so the two can be told apart in the log.
     /// </summary>
     private static Uri? NameListeners(string name, IDictionary<string, string?> environment)
     {
@@ -200,17 +200,15 @@ public sealed partial class ServiceProcess : IAsyncDisposable
             return null;
         }
 
-        var http = environment["ASPNETCORE_URLS"]!;
-        environment.Remove("ASPNETCORE_URLS");
-        environment.TryAdd(SystemContract.KestrelEndpointUrl(SystemContract.HttpEndpoint), http);
-        var http2Key = SystemContract.KestrelEndpointUrl(SystemContract.Http2Endpoint);
-        if (!environment.TryGetValue(http2Key, out var http2) || http2 is null)
+        if (!environment.TryGetValue(SystemContract.Http2Port, out var port) || port is null)
         {
-            http2 = new UriBuilder(http) { Port = FreePort() }.Uri.GetLeftPart(UriPartial.Authority);
-            environment[http2Key] = http2;
+            port = FreePort().ToString(System.Globalization.CultureInfo.InvariantCulture);
+            environment[SystemContract.Http2Port] = port;
         }
 
-        return new Uri(http2);
+        // On ASPNETCORE_URLS's host; with the ports instead, on every address, loopback among them.
+        var urls = environment.TryGetValue("ASPNETCORE_URLS", out var set) && !string.IsNullOrEmpty(set) ? set.Split(';')[0] : "http://127.0.0.1";
+        return new UriBuilder(urls) { Port = int.Parse(port, System.Globalization.CultureInfo.InvariantCulture) }.Uri;
     }
 
     /// <summary>A port no listener on this machine holds now (the kernel's choice for port 0).</summary>
@@ -239,9 +237,10 @@ public sealed partial class ServiceProcess : IAsyncDisposable
 
         Output?.Invoke(line);
         // Kestrel logs each listener; the HTTP/2 one is not the base address.
-        if (ListeningLine().Match(line) is { Success: true } match && new Uri(match.Groups[1].Value).Port != Http2Address?.Port)
+        if (ListeningLine().Match(line) is { Success: true } match && new Uri(match.Groups[1].Value) is var listening && listening.Port != Http2Address?.Port)
         {
-            _listening.TrySetResult(new Uri(match.Groups[1].Value));
+            // A listener on every address (ASPNETCORE_HTTP_PORTS: "http://[::]:8080") is called on loopback.
+            _listening.TrySetResult(listening.Host is "[::]" or "0.0.0.0" ? new UriBuilder(listening) { Host = "127.0.0.1" }.Uri : listening);
         }
     }
 

@@ -55,6 +55,7 @@ public static class SystemContract
     public const string FeatureFlagsSection = "FeatureFlags";
     public const string HttpClientsSection = "HttpClients";
     public const string HttpLimitsSection = "HttpLimits";
+    public const string Http2Section = "Http2";
 
     /// <summary>Absolute path of the shared flags file (when <see cref="FlagsConnectionString"/> is not set).</summary>
     public const string FlagsFile = FeatureFlagsSection + "__File";
@@ -115,17 +116,17 @@ public static class SystemContract
 
     /// <summary>
     /// The name of each service's HTTP/1.1 listener, and of its cleartext HTTP/2 one (prior knowledge, no TLS), which
-    /// the Gateway relays over where Gateway.Upstream says (docs/pitfalls/Gateway.Upstream.md). Kestrel takes each
-    /// address from <c>Kestrel__Endpoints__{name}__Url</c> (<see cref="KestrelEndpointUrl"/>); the services'
-    /// appsettings.json declare both, and service discovery names them <c>http://catalog</c> and <c>http://_h2.catalog</c>.
+    /// the Gateway relays over where Gateway.Upstream says (docs/pitfalls/Gateway.Upstream.md). HTTP/1.1 listens where
+    /// the platform's settings say (<c>ASPNETCORE_URLS</c>, <c>ASPNETCORE_HTTP_PORTS</c>), HTTP/2 at <see cref="Http2Port"/>
+    /// (ServiceDefaults/Http/Http2Listener.cs); service discovery names them <c>http://catalog</c> and <c>http://_h2.catalog</c>.
     /// </summary>
     public const string HttpEndpoint = "http";
 
     /// <inheritdoc cref="HttpEndpoint"/>
     public const string Http2Endpoint = "h2";
 
-    /// <summary>The setting that gives Kestrel listener <paramref name="endpoint"/>'s address.</summary>
-    public static string KestrelEndpointUrl(string endpoint) => $"Kestrel__Endpoints__{endpoint}__Url";
+    /// <summary>The port of a service's cleartext HTTP/2 listener, on the host of its first HTTP/1.1 address.</summary>
+    public const string Http2Port = Http2Section + "__Port";
 
     /// <summary>Service discovery's configuration for replica <paramref name="index"/> of <paramref name="service"/>, at its <paramref name="endpoint"/>.</summary>
     public static string ServiceAddress(string service, int index, string endpoint = HttpEndpoint) => $"services__{service}__{endpoint}__{index}";

@@ -51,10 +51,17 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
                 addresses);
             foreach (var called in spec.Calls)
             {
-                // No DCP proxy between them: the address called is the one the service's listener of that name binds.
+                // No DCP proxy between them: the address called is the one the service's listener of that name binds, as
+                // the platform's setting says (ASPNETCORE_URLS) and, for HTTP/2, Http2__Port on the same host.
+                var http = environments[called]["ASPNETCORE_URLS"];
+                var bound = new Dictionary<string, string>
+                {
+                    [SystemContract.HttpEndpoint] = http,
+                    [SystemContract.Http2Endpoint] = new UriBuilder(http) { Port = int.Parse(environments[called][SystemContract.Http2Port], System.Globalization.CultureInfo.InvariantCulture) }.Uri.ToString(),
+                };
                 foreach (var listener in listeners)
                 {
-                    Assert.Equal(environments[called][SystemContract.KestrelEndpointUrl(listener)].TrimEnd('/'), environments[spec.Name][SystemContract.ServiceAddress(called, 0, listener)].TrimEnd('/'));
+                    Assert.Equal(bound[listener].TrimEnd('/'), environments[spec.Name][SystemContract.ServiceAddress(called, 0, listener)].TrimEnd('/'));
                 }
             }
 

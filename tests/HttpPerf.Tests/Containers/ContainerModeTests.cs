@@ -65,8 +65,10 @@ public sealed class ContainerModeTests(ContainerModeFixture system)
             }
             else
             {
-                Assert.Contains($"{SystemContract.KestrelEndpointUrl(SystemContract.HttpEndpoint)}=http://+:8080", environment);
-                Assert.Contains($"{SystemContract.KestrelEndpointUrl(SystemContract.Http2Endpoint)}=http://+:8081", environment);
+                // HTTP/1.1 where the base image says, as in any ASP.NET Core image; HTTP/2 on a port of its own.
+                Assert.Contains("ASPNETCORE_HTTP_PORTS=8080", environment);
+                Assert.Contains($"{SystemContract.Http2Port}=8081", environment);
+                Assert.DoesNotContain(environment, e => e.StartsWith("Kestrel__", StringComparison.Ordinal) || e.StartsWith("ASPNETCORE_URLS=", StringComparison.Ordinal));
             }
         }
 
@@ -220,6 +222,57 @@ public sealed class ContainerModeTests(ContainerModeFixture system)
                 return held.Count > 0;
             }, TimeSpan.FromSeconds(30), TimeSpan.FromMilliseconds(250)), $"no span of {replica}");
             Assert.All(held, s => Assert.Equal((SystemContract.Catalog, replica[(SystemContract.Catalog.Length + 1)..]), (s.Service, s.Instance)));
+        }
+    }
+
+    [Fact]
+    public async Task Each_image_listens_where_ASPNETCORE_HTTP_PORTS_says_as_any_ASP_NET_Core_image_and_its_HTTP_2_listener_where_Http2__Port_says()
+    {
+        SkipWithoutEngine();
+        foreach (var service in new[] { SystemContract.Catalog, SystemContract.Frontend, SystemContract.Uploads, SystemContract.Gateway })
+        {
+            var image = ContainerEngine.Run("inspect", "--format", "{{.Image}}", system.ContainerIds.First(c => c.Key == service || c.Key.StartsWith($"{service}-", StringComparison.Ordinal)).Value).Trim();
+            var (http1, http2) = (Ports.Free(), Ports.Free());
+            // Alone, outside the AppHost: where the image may write, and no flags store (every flag at its default).
+            List<string> run = ["run", "-d", "--rm", "-p", $"127.0.0.1:{http1}:9090", "-e", "ASPNETCORE_HTTP_PORTS=9090",
+                "-e", $"{SystemContract.CatalogDataDirectory}=/tmp/catalog", "-e", $"{SystemContract.CatalogProductCount}=100", "-e", $"{SystemContract.UploadsDataDirectory}=/tmp/uploads"];
+            if (service != SystemContract.Gateway)
+            {
+                run.AddRange(["-p", $"127.0.0.1:{http2}:9091", "-e", $"{SystemContract.Http2Port}=9091"]);
+            }
+
+            var container = ContainerEngine.Run([.. run, image]).Trim();
+            try
+            {
+                using var client = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{http1}") };
+                Assert.True(await Poll.UntilAsync(() => AnswersAsync(client), TimeSpan.FromSeconds(60), TimeSpan.FromMilliseconds(250)),
+                    $"{service}'s image with ASPNETCORE_HTTP_PORTS=9090 did not answer on 9090 within 60 s: {ContainerEngine.Run("logs", container)}");
+                if (service != SystemContract.Gateway)
+                {
+                    using var h2 = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{http2}"), DefaultRequestVersion = System.Net.HttpVersion.Version20, DefaultVersionPolicy = HttpVersionPolicy.RequestVersionExact };
+                    using var answer = await h2.GetAsync(SystemContract.AlivePath, Cancel);
+                    Assert.Equal((System.Net.HttpStatusCode.OK, System.Net.HttpVersion.Version20), (answer.StatusCode, answer.Version));
+                }
+
+                Assert.DoesNotContain("Overriding", ContainerEngine.Run("logs", container), StringComparison.Ordinal);
+            }
+            finally
+            {
+                ContainerEngine.Run("rm", "-f", container);
+            }
+        }
+    }
+
+    // A container that is starting refuses, or resets, the connection.
+    private static async Task<bool> AnswersAsync(HttpClient client)
+    {
+        try
+        {
+            return (await Http.GetAsync(client, SystemContract.AlivePath)).Status == 200;
+        }
+        catch (HttpRequestException)
+        {
+            return false;
         }
     }
 
