@@ -3,6 +3,7 @@ using Frontend.Api.CatalogClient;
 using Frontend.Api.Replicas;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.ServiceDefaults.Hedging;
 using HttpPerf.ServiceDefaults.Selection;
 using Refit;
 
@@ -13,13 +14,9 @@ public static class FrontendServiceExtensions
     public static IHostApplicationBuilder AddFrontendServices(this IHostApplicationBuilder builder)
     {
         builder.Services.AddOptions<FrontendOptions>().BindConfiguration(FrontendOptions.Section).ValidateOnStart();
-        builder.Services.AddOptions<ReplicaOptions>().BindConfiguration(ReplicaOptions.Section)
-            .Validate(o => o.HedgeFloor > TimeSpan.Zero && o.HedgeFloor <= o.HedgeCeiling, "Frontend:Replicas:HedgeFloor must be positive and at most Frontend:Replicas:HedgeCeiling.")
-            .Validate(o => o.HedgeBudget is >= 0 and <= 1, "Frontend:Replicas:HedgeBudget is a fraction of calls, from 0 to 1.")
-            .Validate(o => o.EjectAfterStrikes >= 1, "Frontend:Replicas:EjectAfterStrikes must be at least 1.")
+        builder.Services.AddOptions<ReplicaOptions>().BindConfiguration(ReplicaOptions.Section).ValidateHedging(ReplicaOptions.Section)
             .Validate(o => o.EjectionTime > TimeSpan.Zero && o.ProbeInterval > TimeSpan.Zero && o.LatencyDecay > TimeSpan.Zero, "Frontend:Replicas:EjectionTime, ProbeInterval and LatencyDecay must be positive.")
-            .Validate(o => o.AttemptTimeout > TimeSpan.Zero && o.AttemptTimeout <= o.TotalTimeout, "Frontend:Replicas:AttemptTimeout must be positive and at most Frontend:Replicas:TotalTimeout.")
-            .ValidateOnStart();
+            .Validate(o => o.AttemptTimeout > TimeSpan.Zero && o.AttemptTimeout <= o.TotalTimeout, "Frontend:Replicas:AttemptTimeout must be positive and at most Frontend:Replicas:TotalTimeout.");
 
         var refit = new RefitSettings(new SystemTextJsonContentSerializer(new JsonSerializerOptions(FrontendJsonContext.Default.Options)))
         {
@@ -36,7 +33,7 @@ public static class FrontendServiceExtensions
             .Variant<HedgedReplicas>(PerfMode.Optimized);
         RetryAfterTimeout.Configure(CatalogClient(builder.Services, PerfMode.Naive, refit));
         HedgedReplicas.Configure(CatalogClient(builder.Services, PerfMode.Optimized, refit));
-        builder.Services.AddSingleton<ReplicaSet>().AddSingleton<HedgeDelay>().AddSingleton<HedgeBudget>();
+        builder.Services.AddSingleton<ReplicaSet>().AddSingleton<HedgeDelay<ReplicaOptions>>().AddSingleton<HedgeBudget<ReplicaOptions>>();
         builder.Services.TryAddSingleton(TimeProvider.System);
         builder.Services.AddScoped<ICatalogApi>(services => services.GetRequiredService<ICatalogReplicas>());
 

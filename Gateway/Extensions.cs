@@ -6,6 +6,7 @@ using Gateway.Relay;
 using Gateway.Replicas;
 using Gateway.Upstream;
 using HttpPerf.ServiceDefaults.FlagSources;
+using HttpPerf.ServiceDefaults.Hedging;
 using HttpPerf.ServiceDefaults.Selection;
 using Yarp.ReverseProxy.Forwarder;
 using Yarp.ReverseProxy.Health;
@@ -30,6 +31,8 @@ public static class GatewayServiceExtensions
             .AddTransforms(transforms =>
             {
                 transforms.AddRequestHeaderRemove(AdminKey.Header);
+                // A GET or HEAD that may be hedged takes its candidates to the forwarding client's handlers.
+                transforms.AddRequestTransform(HedgedCall.Attach);
                 // Relay chunked bodies in the largest pieces that have arrived, not HttpClient's 4 KB (CoalescingContent).
                 transforms.AddResponseTransform(context =>
                 {
@@ -47,8 +50,10 @@ public static class GatewayServiceExtensions
         builder.Services.AddOptions<TransportFailureRateHealthPolicyOptions>().BindConfiguration(PassiveHealthSection);
         builder.Services.AddInlineRelay();
         // Not the package's AddServiceDiscoveryForwarderFactory: that resolves the name again per request, below YARP,
-        // and would hide the replicas from its balancing, health checks and RetryOnAnotherDestination.
+        // and would hide the replicas from its balancing, health checks and hedging.
         builder.Services.AddSingleton<IForwarderHttpClientFactory, RotatingConnectionsHttpClientFactory>();
+        builder.Services.AddOptions<HedgingOptions>().BindConfiguration(HedgingOptions.Section).ValidateHedging(HedgingOptions.Section);
+        builder.Services.AddSingleton<HedgeDelay<HedgingOptions>>().AddSingleton<HedgeBudget<HedgingOptions>>();
 
         builder.Services.AddPitfall<IExchangeLogger, BufferingExchangeLogger, StreamingExchangeLogger>(IExchangeLogger.Flag);
         builder.Services.AddPitfall<IUpstreamProtocol, Http11Upstream, Http2ForRequestBodies>(IUpstreamProtocol.Flag);
@@ -78,8 +83,9 @@ public static class GatewayServiceExtensions
     /// <summary>
     /// YARP's pipeline: the landing page's recorder, then the exchange logger (the Gateway.Buffering pitfall)
     /// around every proxied request, then the protocol to the service (Gateway.Upstream: the route's cluster, over
-    /// HTTP/1.1, or its HTTP/2 twin), then one more destination for a GET that failed before any response
-    /// byte, and YARP's own balancing and passive health checks (policies in appsettings.json, per cluster).
+    /// HTTP/1.1, or its HTTP/2 twin), then the record of a GET or HEAD's other destinations, which the forwarding
+    /// client hedges to (<see cref="HedgedCall"/>), and YARP's own balancing and passive health checks (policies in
+    /// appsettings.json, per cluster).
     /// </summary>
     public static void UseProxyPipeline(this IReverseProxyApplicationBuilder proxy)
     {
@@ -87,7 +93,7 @@ public static class GatewayServiceExtensions
         proxy.Use(recent.RecordAsync);
         proxy.Use((context, next) => context.RequestServices.GetRequiredService<IExchangeLogger>().InvokeAsync(context, next));
         proxy.Use((context, next) => context.RequestServices.GetRequiredService<IUpstreamProtocol>().InvokeAsync(context, next));
-        proxy.Use(RetryOnAnotherDestination.InvokeAsync);
+        proxy.Use(HedgedCall.RecordAsync);
         proxy.UseSessionAffinity();
         proxy.UseLoadBalancing();
         proxy.UsePassiveHealthChecks();

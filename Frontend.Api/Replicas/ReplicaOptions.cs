@@ -1,23 +1,12 @@
 using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.ServiceDefaults.Hedging;
 
 namespace Frontend.Api.Replicas;
 
-/// <summary>Frontend.Replicas' optimized rung: when to hedge, how many hedges, when a replica is left out and asked back (section <c>Frontend:Replicas</c>).</summary>
-public sealed class ReplicaOptions
+/// <summary>Frontend.Replicas' optimized rung: when to hedge and how many hedges (<see cref="HedgeOptions"/>), when a replica is left out and asked back (section <c>Frontend:Replicas</c>).</summary>
+public sealed class ReplicaOptions : HedgeOptions
 {
     public const string Section = SystemContract.FrontendSection + ":Replicas";
-
-    /// <summary>The least a first attempt waits for headers before a hedge, whatever the learnt p95.</summary>
-    public TimeSpan HedgeFloor { get; set; } = TimeSpan.FromMilliseconds(25);
-
-    /// <summary>The most a first attempt waits for headers before a hedge, and the wait before the call has a p95.</summary>
-    public TimeSpan HedgeCeiling { get; set; } = TimeSpan.FromMilliseconds(500);
-
-    /// <summary>The hedges each call earns; over a long run, at most this fraction of calls is hedged.</summary>
-    public double HedgeBudget { get; set; } = 0.1;
-
-    /// <summary>Attempts in a row that fail, time out or lose a race before a replica is left out.</summary>
-    public int EjectAfterStrikes { get; set; } = 3;
 
     /// <summary>The least a replica stays out (doubled each time it is left out again, at most eight times).</summary>
     public TimeSpan EjectionTime { get; set; } = TimeSpan.FromSeconds(5);

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using HttpPerf.ServiceDefaults.Hedging;
 
 namespace Frontend.Api.Replicas;
 
@@ -6,10 +7,10 @@ namespace Frontend.Api.Replicas;
 /// Under the hedging strategy, once per attempt: sends the attempt to a replica that this call has not tried yet,
 /// the cheapest by its recent latency and load (<see cref="ReplicaSet.ChooseAsync"/>), and tells the set how it went:
 /// how long the attempt took (the replica's latency), an answer clears the replica's strikes and teaches
-/// <see cref="HedgeDelay"/> how long headers take; a failure, a timeout or a lost race (cancelled while the caller still
+/// <see cref="HedgeDelay{TOptions}"/> how long headers take; a failure, a timeout or a lost race (cancelled while the caller still
 /// waits) is a strike. Its page: docs/pitfalls/Frontend.Replicas.md.
 /// </summary>
-internal sealed class ReplicaRouting(ReplicaSet replicas, HedgeDelay delay, HedgeBudget budget) : DelegatingHandler
+internal sealed class ReplicaRouting(ReplicaSet replicas, HedgeDelay<ReplicaOptions> delay, HedgeBudget<ReplicaOptions> budget) : DelegatingHandler
 {
     private static readonly HttpRequestOptionsKey<Call> CallKey = new("catalog.replicas.call");
 

@@ -36,7 +36,7 @@ public sealed class ContainerFaultTests(ContainerModeFixture system)
         Report("kill catalog-1 and frontend-1", load, fault);
 
         // The Gateway's active health check asks every 2 s, and a GET that meets a dead replica before its headers is
-        // sent again to the other (RetryOnAnotherDestination). Frontend.Api's calls to the Catalog have no health check:
+        // sent again to the other (Gateway/Replicas/DestinationRouting). Frontend.Api's calls to the Catalog have no health check:
         // a call on a pooled connection to the dead address fails only when the bridge gives up on it (about 3 s, no
         // host answers its ARP), and then its retry takes the next replica. So: a few failures, none after the bound.
         var failed = load.Exchanges.Where(e => e.Status != 200).ToList();

@@ -7,13 +7,16 @@ namespace HttpPerf.Tests.Processes;
 /// <summary>
 /// Frontend.Replicas on real processes: two Catalog replicas, one frozen with SIGSTOP (its sockets open, nothing
 /// answering) under a steady product list load through the Gateway. Optimized, the hedge to the other replica keeps
-/// every product list begun a second after the freeze within the healthy p99 + 1 s, and the thawed replica serves
-/// again within 5 s; naive, the template's client, shows its lesson: calls wait out the 20 s attempt timeout.
+/// every product list sent after the freeze within the healthy p99 + 1 s, and the thawed replica serves
+/// again within 5 s; naive, the template's client, shows its lesson: calls wait out the 20 s attempt timeout. The
+/// Gateway's own catalog route, relayed to the same replicas, hedges too (Gateway/Replicas): its requests are held to
+/// their own healthy p99 + 1 s.
 /// </summary>
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class StuckReplicaTests
 {
     private static readonly string[] Products = ["/api/products"];
+    private static readonly string[] BothRoutes = ["/api/products", "/api/catalog/products"];
 
     private static CancellationToken Cancel => TestContext.Current.CancellationToken;
 
@@ -29,26 +32,30 @@ public sealed class StuckReplicaTests
         Assert.Contains($"{Pitfalls.FrontendReplicas}={PerfMode.Optimized}", expected.Variants);
         Assert.Contains($"{Pitfalls.FrontendReplicas}={PerfMode.Naive}", naiveBody.Variants);
 
-        // Healthy: the p99 the frozen run is held to.
-        await new SteadyLoad().RunAsync(optimized, Products, perSecond: 4, TimeSpan.FromSeconds(4), Cancel);
-        // Healthy: the p99 the frozen run is held to, and the Catalog requests per product list: at most 5% more than one.
+        // Warm: product lists and the Gateway's catalog route, in turn.
+        await new SteadyLoad().RunAsync(optimized, BothRoutes, perSecond: 4, TimeSpan.FromSeconds(4), Cancel);
+        // Healthy: each route's p99, which the frozen run is held to, and the Catalog requests per request (one either
+        // way): at most 5% more than one, hedges of both the Frontend and the Gateway included.
         var takenBefore = await CatalogRequestsAsync(system);
         var healthy = new SteadyLoad();
-        await healthy.RunAsync(optimized, Products, perSecond: 4, TimeSpan.FromSeconds(10), Cancel);
+        await healthy.RunAsync(optimized, BothRoutes, perSecond: 4, TimeSpan.FromSeconds(10), Cancel);
         var catalogsPerList = (double)(await CatalogRequestsAsync(system) - takenBefore) / healthy.Exchanges.Count;
         Assert.All(healthy.Exchanges, e => Assert.Equal(200, e.Status));
         Assert.InRange(catalogsPerList, 1, 1.05);
-        var p99 = Percentile(healthy.Exchanges.Select(e => e.Elapsed), 0.99);
-        var bound = p99 + TimeSpan.FromSeconds(1);
+        var bounds = BothRoutes.ToDictionary(path => path, path => Percentile(healthy.Exchanges.Where(e => e.Path == path).Select(e => e.Elapsed), 0.99) + TimeSpan.FromSeconds(1));
 
         // Optimized, replica 1 of 2 frozen for 20 s, then thawed under the same load.
         var frozen = system.CatalogReplicas[0];
         var stuck = new SteadyLoad();
         var freezeAt = TimeSpan.FromSeconds(2);
         var thawAt = freezeAt + TimeSpan.FromSeconds(20);
-        var load = stuck.RunAsync(optimized, Products, perSecond: 4, thawAt + TimeSpan.FromSeconds(8), Cancel);
+        var load = stuck.RunAsync(optimized, BothRoutes, perSecond: 4, thawAt + TimeSpan.FromSeconds(8), Cancel);
         await Until(stuck, freezeAt);
         await frozen.FreezeAsync();
+        // Every request sent from here on met a frozen replica, the first one that YARP's balancing gives it included
+        // (the one a loop of requests would wait 20 s for, before the Gateway hedged). One sent before may be frozen in
+        // the middle of its body: not this test's case.
+        var frozenAt = stuck.Now;
         await Until(stuck, thawAt);
         var ejected = system.FrontendReplicas.Where(f => f.RecentOutput.Contains(LeftOut(frozen), StringComparison.Ordinal)).ToList();
         await frozen.ThawAsync();
@@ -60,12 +67,13 @@ public sealed class StuckReplicaTests
             GatewayHealth.RejoinBound(SystemContract.Catalog), $"the thawed Catalog replica {frozen.BaseAddress}");
         await load;
 
-        var during = stuck.Exchanges.Where(e => e.Start >= freezeAt + TimeSpan.FromSeconds(1)).ToList();
-        var report = $"healthy p99 {p99.TotalMilliseconds:F0} ms, {catalogsPerList:F3} Catalog requests per product list; frozen: {stuck.Summary(freezeAt)}, " +
-            $"p99 of those begun 1 s after the freeze {Percentile(during.Select(e => e.Elapsed), 0.99).TotalMilliseconds:F0} ms; thawed replica serving after {servesAgain.TotalSeconds:F1} s";
+        var during = stuck.Exchanges.Where(e => e.Start >= frozenAt).ToList();
+        var perRoute = string.Join("; ", BothRoutes.Select(path => $"{path}: healthy p99 + 1 s {bounds[path].TotalMilliseconds:F0} ms, " +
+            $"p99 of those sent after the freeze {Percentile(during.Where(e => e.Path == path).Select(e => e.Elapsed), 0.99).TotalMilliseconds:F0} ms"));
+        var report = $"{catalogsPerList:F3} Catalog requests per request; frozen: {stuck.Summary(freezeAt)}; {perRoute}; thawed replica serving after {servesAgain.TotalSeconds:F1} s";
         TestContext.Current.TestOutputHelper?.WriteLine(report);
-        Assert.All(during, e => Assert.True(e.Status == 200 && e.Elapsed <= bound,
-            $"a product list begun {(e.Start - freezeAt).TotalSeconds:F1} s after the freeze: {e.Status} in {e.Elapsed.TotalMilliseconds:F0} ms ({report})"));
+        Assert.All(during, e => Assert.True(e.Status == 200 && e.Elapsed <= bounds[e.Path],
+            $"{e.Path} sent {(e.Start - frozenAt).TotalSeconds:F1} s after the freeze: {e.Status} in {e.Elapsed.TotalMilliseconds:F0} ms ({report})"));
         Assert.NotEmpty(ejected);
         Assert.True(servesAgain <= TimeSpan.FromSeconds(6), $"the thawed replica was back in every Frontend's choice, and served, {servesAgain.TotalSeconds:F1} s after the thaw ({report})");
 
@@ -79,8 +87,12 @@ public sealed class StuckReplicaTests
         await frozen.ThawAsync();
         var waited = template.Exchanges.Where(e => e.Start >= TimeSpan.FromSeconds(2)).ToList();
         TestContext.Current.TestOutputHelper?.WriteLine($"naive, frozen: {template.Summary(TimeSpan.FromSeconds(1))}");
+        // Its retry takes the next replica of a round robin shared by every call, which may be the frozen one again:
+        // then the Gateway cuts the product list at its frontend cluster's 30 s activity timeout, with a 504. Nothing
+        // else fails.
         Assert.Contains(waited, e => e.Elapsed >= TimeSpan.FromSeconds(19));
-        Assert.All(waited, e => Assert.Equal(200, e.Status));
+        Assert.All(waited, e => Assert.True(e.Status == 200 || (e.Status == 504 && e.Elapsed >= TimeSpan.FromSeconds(29)),
+            $"a naive product list: {e.Status} in {e.Elapsed.TotalMilliseconds:F0} ms"));
     }
 
     private static HttpClient Client(LocalSystem system, string mode)

@@ -1,15 +1,16 @@
 using Microsoft.Extensions.Options;
 
-namespace Frontend.Api.Replicas;
+namespace HttpPerf.ServiceDefaults.Hedging;
 
 /// <summary>
 /// A bound on the extra requests, as gRPC's retry throttling bounds retries: a bucket of at most ten hedges, each
-/// call earns a fraction of one (<see cref="ReplicaOptions.HedgeBudget"/>), each hedge spends one, and with less
+/// call earns a fraction of one (<see cref="HedgeOptions.HedgeBudget"/>), each hedge spends one, and with less
 /// than one left a slow first attempt is waited for (a failed one is still tried again elsewhere). Over a long run
-/// the hedges are at most that fraction of the calls, however slow the Catalog gets as a whole.
+/// the hedges are at most that fraction of the calls, however slow the service gets as a whole.
 /// Its page: docs/pitfalls/Frontend.Replicas.md.
 /// </summary>
-internal sealed class HedgeBudget(IOptions<ReplicaOptions> options)
+public sealed class HedgeBudget<TOptions>(IOptions<TOptions> options)
+    where TOptions : HedgeOptions
 {
     private const double Capacity = 10;
 

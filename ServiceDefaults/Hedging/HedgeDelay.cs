@@ -1,31 +1,32 @@
 using System.Collections.Concurrent;
 using Microsoft.Extensions.Options;
 
-namespace Frontend.Api.Replicas;
+namespace HttpPerf.ServiceDefaults.Hedging;
 
 /// <summary>
 /// How long a first attempt may go without headers before a hedge is sent: the 95th percentile of the last answers
-/// of the same call (by path), between a floor (below it, the hedge would chase noise) and a ceiling (the most a stuck
-/// replica may cost a call before a hedge). Until a call has a few answers, the ceiling. "The Tail at Scale" defers
+/// of the same call (by path in Frontend.Api, by route in the Gateway: a bounded set of keys), between a floor (below
+/// it, the hedge would chase noise) and a ceiling (the most a stuck replica may cost a call before a hedge). Until a call has a few answers, the ceiling. "The Tail at Scale" defers
 /// hedges to the 95th percentile, which bounds the extra requests to about 5%; the budget bounds them in any case.
 /// Its page: docs/pitfalls/Frontend.Replicas.md.
 /// </summary>
-internal sealed class HedgeDelay(IOptions<ReplicaOptions> options)
+public sealed class HedgeDelay<TOptions>(IOptions<TOptions> options)
+    where TOptions : HedgeOptions
 {
     private const int Window = 128;
     private const int Enough = 5;
 
     private readonly ConcurrentDictionary<string, Recent> _answers = new(StringComparer.Ordinal);
 
-    public TimeSpan For(string path)
+    public TimeSpan For(string call)
     {
         var (floor, ceiling) = (options.Value.HedgeFloor, options.Value.HedgeCeiling);
-        return _answers.TryGetValue(path, out var recent) && recent.P95() is { } p95
+        return _answers.TryGetValue(call, out var recent) && recent.P95() is { } p95
             ? TimeSpan.FromTicks(Math.Clamp(p95.Ticks, floor.Ticks, ceiling.Ticks))
             : ceiling;
     }
 
-    public void Add(string path, TimeSpan headers) => _answers.GetOrAdd(path, static _ => new Recent()).Add(headers);
+    public void Add(string call, TimeSpan headers) => _answers.GetOrAdd(call, static _ => new Recent()).Add(headers);
 
     /// <summary>One call's last answers; their p95 is sorted again every eighth answer, not on every call.</summary>
     private sealed class Recent
