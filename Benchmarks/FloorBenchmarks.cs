@@ -60,7 +60,7 @@ public class CatalogFloorBenchmarks
     [Benchmark(Baseline = true)]
     public async Task<int> SqliteRowsOnly()
     {
-        await using var rows = new ProductRows(await _store.ReadAllAsync(CancellationToken.None));
+        await using var rows = new ProductRows(await _store.ReadAllAsync(0, CancellationToken.None));
         var count = 0;
         long touched = 0;
         while (await rows.ReadAsync(CancellationToken.None))
@@ -79,7 +79,7 @@ public class CatalogFloorBenchmarks
     public async Task<long> OptimizedWriter_NoSocket()
     {
         var context = Discarding.Context();
-        await _catalogWriter.WriteAllProductsAsync(context, CancellationToken.None);
+        await _catalogWriter.WriteAllProductsAsync(context, 0, CancellationToken.None);
         return ((Discarding)context.Response.Body).Length;
     }
 
@@ -113,6 +113,9 @@ public class FrontendFloorBenchmarks
     {
         public Task<HttpResponseMessage> GetProductsResponseAsync(CancellationToken cancellationToken) =>
             Task.FromResult(new HttpResponseMessage { Content = new ByteArrayContent(json) });
+
+        public Task<HttpResponseMessage> GetProductsAfterResponseAsync(int after, string silentReplica, CancellationToken cancellationToken) =>
+            throw new NotSupportedException("A body from memory never stops mid-way.");
 
         public Task<HttpResponseMessage> GetBaselineResponseAsync(CancellationToken cancellationToken) =>
             GetProductsResponseAsync(cancellationToken);

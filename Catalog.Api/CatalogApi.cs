@@ -12,8 +12,9 @@ public static class CatalogApi
         var api = app.MapGroup("/catalog").WithTags("Catalog");
 
         api.MapGet("/products", GetAllProducts)
-            .WithSummary("Every product as one JSON array (about 25 MB at the default size).")
-            .Produces<IEnumerable<Product>>(contentType: "application/json");
+            .WithSummary("Every product as one JSON array (about 25 MB at the default size); with ?after={id}, those after that id: a resumable read.")
+            .Produces<IEnumerable<Product>>(contentType: "application/json")
+            .ProducesValidationProblem();
 
         api.MapGet("/export", GetExport)
             .WithSummary("Every product as CSV, one short row each (about 6 MB at the default size).")
@@ -31,8 +32,14 @@ public static class CatalogApi
     public static Task GetExport(ICatalogExportWriter writer, HttpContext context, CancellationToken cancellationToken) =>
         writer.WriteExportAsync(context, cancellationToken);
 
-    public static Task GetAllProducts(ICatalogWriter writer, HttpContext context, CancellationToken cancellationToken) =>
-        writer.WriteAllProductsAsync(context, cancellationToken);
+    /// <summary>
+    /// Every product in id order, or those after <paramref name="after"/>: a client whose read stopped mid-body (its
+    /// replica froze) asks another replica for the rest after the last product it has whole (docs/pitfalls/Frontend.Replicas.md).
+    /// </summary>
+    public static Task GetAllProducts(ICatalogWriter writer, HttpContext context, CancellationToken cancellationToken, int after = 0) =>
+        after < 0
+            ? TypedResults.ValidationProblem(new Dictionary<string, string[]> { ["after"] = ["A product id: 0 or more."] }).ExecuteAsync(context)
+            : writer.WriteAllProductsAsync(context, after, cancellationToken);
 
     // A stream, not Results.Bytes: one 25 MB write is copied whole into Kestrel's output pipe per request,
     // while a stream is copied 64 KB at a time, each write waiting for the socket.

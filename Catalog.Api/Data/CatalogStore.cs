@@ -5,11 +5,14 @@ using Microsoft.Extensions.Options;
 
 namespace Catalog.Api.Data;
 
-/// <summary>The embedded SQLite store: one read-only table of products, read in id order.</summary>
+/// <summary>
+/// The embedded SQLite store: one read-only table of products, read in id order, from the first or from the one after
+/// a given id (a keyset read: the id is the table's rowid, so SQLite seeks to it rather than skipping rows).
+/// </summary>
 public sealed class CatalogStore
 {
-    private const string SelectAll =
-        "SELECT id, sku, name, description, brand, category, price_cents, stock FROM products ORDER BY id";
+    private const string SelectAfter =
+        "SELECT id, sku, name, description, brand, category, price_cents, stock FROM products WHERE id > $after ORDER BY id";
 
     private readonly string _connectionString;
 
@@ -35,12 +38,11 @@ public sealed class CatalogStore
 
     public int ProductCount { get; }
 
-    /// <summary>Every product, one at a time: memory stays flat whatever the catalog size.</summary>
-    public async IAsyncEnumerable<Product> StreamAllAsync([EnumeratorCancellation] CancellationToken cancellationToken)
+    /// <summary>Every product after <paramref name="after"/> (0: all), one at a time: memory stays flat whatever the catalog size.</summary>
+    public async IAsyncEnumerable<Product> StreamAllAsync(int after, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
         await using var connection = await OpenAsync(cancellationToken);
-        await using var command = connection.CreateCommand();
-        command.CommandText = SelectAll;
+        await using var command = Select(connection, after);
         await using var reader = await command.ExecuteReaderAsync(cancellationToken);
         while (await reader.ReadAsync(cancellationToken))
         {
@@ -57,17 +59,17 @@ public sealed class CatalogStore
     }
 
     /// <summary>
-    /// Every product, as SQLite's reader over <c>id, sku, name, description, brand, category, price (cents), stock</c>,
-    /// in that order, to read column by column; disposing the reader closes its connection.
+    /// Every product after <paramref name="after"/> (0: all), as SQLite's reader over <c>id, sku, name, description,
+    /// brand, category, price (cents), stock</c>, in that order, to read column by column; disposing the reader closes
+    /// its connection.
     /// </summary>
-    public async Task<SqliteDataReader> ReadAllAsync(CancellationToken cancellationToken)
+    public async Task<SqliteDataReader> ReadAllAsync(int after, CancellationToken cancellationToken)
     {
         var connection = await OpenAsync(cancellationToken);
         try
         {
             // Not disposed here: that would close its reader. The reader's connection, closed with it, ends both.
-            var command = connection.CreateCommand();
-            command.CommandText = SelectAll;
+            var command = Select(connection, after);
             return await command.ExecuteReaderAsync(CommandBehavior.CloseConnection, cancellationToken);
         }
         catch
@@ -77,16 +79,24 @@ public sealed class CatalogStore
         }
     }
 
-    /// <summary>Every product in one list, the way an ORM's ToListAsync hands them over.</summary>
-    public async Task<List<Product>> ListAllAsync(CancellationToken cancellationToken)
+    /// <summary>Every product after <paramref name="after"/> (0: all) in one list, the way an ORM's ToListAsync hands them over.</summary>
+    public async Task<List<Product>> ListAllAsync(int after, CancellationToken cancellationToken)
     {
         var products = new List<Product>();
-        await foreach (var product in StreamAllAsync(cancellationToken))
+        await foreach (var product in StreamAllAsync(after, cancellationToken))
         {
             products.Add(product);
         }
 
         return products;
+    }
+
+    private static SqliteCommand Select(SqliteConnection connection, int after)
+    {
+        var command = connection.CreateCommand();
+        command.CommandText = SelectAfter;
+        command.Parameters.AddWithValue("$after", after);
+        return command;
     }
 
     // Not memory-mapped (PRAGMA mmap_size): a full scan steps 30% faster, but every open connection maps the file

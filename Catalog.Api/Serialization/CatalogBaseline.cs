@@ -26,7 +26,7 @@ public sealed class CatalogBaseline(CatalogStore store)
             if (_bytes is null)
             {
                 using var buffer = new MemoryStream();
-                await JsonSerializer.SerializeAsync(buffer, store.StreamAllAsync(cancellationToken), CatalogJsonContext.Default.IAsyncEnumerableProduct, cancellationToken);
+                await JsonSerializer.SerializeAsync(buffer, store.StreamAllAsync(0, cancellationToken), CatalogJsonContext.Default.IAsyncEnumerableProduct, cancellationToken);
                 Volatile.Write(ref _bytes, buffer.ToArray());
             }
 

@@ -23,9 +23,9 @@ public sealed class FieldByFieldCatalogWriter(CatalogStore store) : ICatalogWrit
     private static readonly JsonEncodedText Price = JsonEncodedText.Encode("price");
     private static readonly JsonEncodedText Stock = JsonEncodedText.Encode("stock");
 
-    public async Task WriteAllProductsAsync(HttpContext context, CancellationToken cancellationToken)
+    public async Task WriteAllProductsAsync(HttpContext context, int after, CancellationToken cancellationToken)
     {
-        await using var rows = new ProductRows(await store.ReadAllAsync(cancellationToken));
+        await using var rows = new ProductRows(await store.ReadAllAsync(after, cancellationToken));
         using var writer = LargeWrites.RentJsonWriter(context.Response);
         var json = writer.Json;
         json.WriteStartArray();

@@ -11,5 +11,6 @@ public interface ICatalogWriter
 {
     public const string Flag = Pitfalls.CatalogSerialization;
 
-    Task WriteAllProductsAsync(HttpContext context, CancellationToken cancellationToken);
+    /// <summary>Writes the JSON array of every product whose id is above <paramref name="after"/> (0: the whole catalog).</summary>
+    Task WriteAllProductsAsync(HttpContext context, int after, CancellationToken cancellationToken);
 }

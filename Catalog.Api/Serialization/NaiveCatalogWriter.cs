@@ -21,9 +21,9 @@ public sealed class NaiveCatalogWriter(CatalogStore store, RequestVariants varia
     /// <summary>MVC's output formatters, as a controller returning Ok(list) has them: Newtonsoft.Json's, buffering.</summary>
     public static void AddFormatters(IServiceCollection services) => services.AddMvcCore().AddNewtonsoftJson();
 
-    public async Task WriteAllProductsAsync(HttpContext context, CancellationToken cancellationToken)
+    public async Task WriteAllProductsAsync(HttpContext context, int after, CancellationToken cancellationToken)
     {
-        List<Product> products = await store.ListAllAsync(cancellationToken);
+        List<Product> products = await store.ListAllAsync(after, cancellationToken);
         var actionContext = new ActionContext(context, context.GetRouteData(), new ActionDescriptor());
         await new ObjectResult(products).ExecuteResultAsync(actionContext);
         variants.Buffered(

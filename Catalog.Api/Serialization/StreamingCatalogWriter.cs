@@ -12,6 +12,6 @@ namespace Catalog.Api.Serialization;
 /// </summary>
 public sealed class StreamingCatalogWriter(CatalogStore store) : ICatalogWriter
 {
-    public Task WriteAllProductsAsync(HttpContext context, CancellationToken cancellationToken) =>
-        context.Response.WriteAsJsonAsync(store.StreamAllAsync(cancellationToken), CatalogJsonContext.Default.IAsyncEnumerableProduct, contentType: null, cancellationToken);
+    public Task WriteAllProductsAsync(HttpContext context, int after, CancellationToken cancellationToken) =>
+        context.Response.WriteAsJsonAsync(store.StreamAllAsync(after, cancellationToken), CatalogJsonContext.Default.IAsyncEnumerableProduct, contentType: null, cancellationToken);
 }

@@ -18,7 +18,7 @@ public sealed class CoalescedExportWriter(CatalogStore store) : ICatalogExportWr
         context.Response.ContentType = CsvRow.ContentType;
         var writer = context.Response.BodyWriter;
         Encoding.UTF8.GetBytes(CsvRow.Header, writer);
-        await foreach (var product in store.StreamAllAsync(cancellationToken))
+        await foreach (var product in store.StreamAllAsync(0, cancellationToken))
         {
             Encoding.UTF8.GetBytes(CsvRow.Format(product), writer);
             if (writer.UnflushedBytes >= FlushThreshold)

@@ -14,7 +14,7 @@ public sealed class FlushPerRowExportWriter(CatalogStore store) : ICatalogExport
     {
         context.Response.ContentType = CsvRow.ContentType;
         await context.Response.WriteAsync(CsvRow.Header, cancellationToken);
-        await foreach (var product in store.StreamAllAsync(cancellationToken))
+        await foreach (var product in store.StreamAllAsync(0, cancellationToken))
         {
             await context.Response.WriteAsync(CsvRow.Format(product), cancellationToken);
             await context.Response.Body.FlushAsync(cancellationToken);

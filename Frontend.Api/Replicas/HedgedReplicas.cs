@@ -19,7 +19,9 @@ namespace Frontend.Api.Replicas;
 /// neither has is written here: the choice of replica per attempt (the discovery's round robin is internal and shared
 /// by every call), the ejection, the learnt delay and the budget. Its page: docs/pitfalls/Frontend.Replicas.md.
 /// </summary>
-public sealed class HedgedReplicas([FromKeyedServices(PerfMode.Optimized)] ICatalogApi catalog) : ICatalogReplicas
+public sealed class HedgedReplicas(
+    [FromKeyedServices(PerfMode.Optimized)] ICatalogApi catalog, BodySilence silence, HedgeBudget<ReplicaOptions> budget,
+    IOptions<ReplicaOptions> options, ILogger<HedgedReplicas> logger) : ICatalogReplicas
 {
     /// <summary>
     /// The named client: the template's retry and its service discovery handler taken out, and in their place the
@@ -47,7 +49,20 @@ public sealed class HedgedReplicas([FromKeyedServices(PerfMode.Optimized)] ICata
             .CountCatalogAttempts(PerfMode.Optimized, again: CatalogAttempts.Hedge);
     }
 
-    public Task<HttpResponseMessage> GetProductsResponseAsync(CancellationToken cancellationToken) => catalog.GetProductsResponseAsync(cancellationToken);
+    /// <summary>The product list, its body read on from another replica if its own goes silent or fails mid-body (<see cref="ResumingCatalogContent"/>).</summary>
+    public async Task<HttpResponseMessage> GetProductsResponseAsync(CancellationToken cancellationToken)
+    {
+        var response = await catalog.GetProductsResponseAsync(cancellationToken);
+        if (response.IsSuccessStatusCode)
+        {
+            response.Content = new ResumingCatalogContent(response, catalog.GetProductsAfterResponseAsync, silence, budget, options.Value.MaxResumes, logger);
+        }
+
+        return response;
+    }
+
+    public Task<HttpResponseMessage> GetProductsAfterResponseAsync(int after, string silentReplica, CancellationToken cancellationToken) =>
+        catalog.GetProductsAfterResponseAsync(after, silentReplica, cancellationToken);
 
     public Task<HttpResponseMessage> GetBaselineResponseAsync(CancellationToken cancellationToken) => catalog.GetBaselineResponseAsync(cancellationToken);
 

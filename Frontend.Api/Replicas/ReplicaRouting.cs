@@ -8,11 +8,13 @@ namespace Frontend.Api.Replicas;
 /// the cheapest by its recent latency and load (<see cref="ReplicaSet.ChooseAsync"/>), and tells the set how it went:
 /// how long the attempt took (the replica's latency), an answer clears the replica's strikes and teaches
 /// <see cref="HedgeDelay{TOptions}"/> how long headers take; a failure, a timeout or a lost race (cancelled while the caller still
-/// waits) is a strike. Its page: docs/pitfalls/Frontend.Replicas.md.
+/// waits) is a strike. A read resumed after its replica went silent mid-body (<see cref="ResumingCatalogContent"/>) names
+/// that replica: a strike, and the call starts elsewhere. Its page: docs/pitfalls/Frontend.Replicas.md.
 /// </summary>
 internal sealed class ReplicaRouting(ReplicaSet replicas, HedgeDelay<ReplicaOptions> delay, HedgeBudget<ReplicaOptions> budget) : DelegatingHandler
 {
     private static readonly HttpRequestOptionsKey<Call> CallKey = new("catalog.replicas.call");
+    private static readonly HttpRequestOptionsKey<string> SilentReplica = new(CatalogClient.ICatalogApi.SilentReplicaKey);
 
     protected override async Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken cancellationToken)
     {
@@ -23,6 +25,12 @@ internal sealed class ReplicaRouting(ReplicaSet replicas, HedgeDelay<ReplicaOpti
             call = new Call(request.RequestUri!);
             request.Options.Set(CallKey, call);
             budget.Earn();
+            // The rest of a read whose replica went silent mid-body: a strike against that one, and not it again.
+            if (request.Options.TryGetValue(SilentReplica, out var silent) && replicas.Find(silent) is { } stalled)
+            {
+                stalled.Strike("silent mid-body");
+                call.Tried.Add(stalled);
+            }
         }
 
         var replica = await replicas.ChooseAsync(call.ServiceUri, call.Tried, cancellationToken);

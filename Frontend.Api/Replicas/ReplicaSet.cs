@@ -60,6 +60,9 @@ internal sealed partial class ReplicaSet(ServiceEndpointResolver resolver, IOpti
         return chosen;
     }
 
+    /// <summary>The replica at <paramref name="authority"/> (host:port), if a call has met it.</summary>
+    public Replica? Find(string authority) => _known.Values.FirstOrDefault(r => r.Address.Authority == authority);
+
     public void Dispose()
     {
         _stopping.Cancel();

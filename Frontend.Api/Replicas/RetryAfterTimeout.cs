@@ -18,5 +18,8 @@ public sealed class RetryAfterTimeout([FromKeyedServices(PerfMode.Naive)] ICatal
 
     public Task<HttpResponseMessage> GetProductsResponseAsync(CancellationToken cancellationToken) => catalog.GetProductsResponseAsync(cancellationToken);
 
+    public Task<HttpResponseMessage> GetProductsAfterResponseAsync(int after, string silentReplica, CancellationToken cancellationToken) =>
+        catalog.GetProductsAfterResponseAsync(after, silentReplica, cancellationToken);
+
     public Task<HttpResponseMessage> GetBaselineResponseAsync(CancellationToken cancellationToken) => catalog.GetBaselineResponseAsync(cancellationToken);
 }

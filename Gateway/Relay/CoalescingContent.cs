@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Net;
+using HttpPerf.ServiceDefaults.Http;
 
 namespace Gateway.Relay;
 
@@ -14,61 +15,24 @@ namespace Gateway.Relay;
 /// wait is left running into the free part of the buffer and taken at the next call, so a slow upstream still
 /// streams through as it comes. The cost is one copy of the body, and 64 KB per relayed response while it lasts.
 /// </summary>
-public sealed class CoalescingContent(HttpContent inner) : HttpContent
+public sealed class CoalescingContent(HttpContent inner) : WrappedContent(inner, keepsLength: true)
 {
     private const int BufferSize = 64 * 1024;
 
-    protected override async Task<Stream> CreateContentReadStreamAsync(CancellationToken cancellationToken) =>
-        new CoalescingStream(await inner.ReadAsStreamAsync(cancellationToken));
+    /// <summary>A coalescing wrapper of <paramref name="inner"/>, with its headers.</summary>
+    public static CoalescingContent Wrap(HttpContent inner) => new(inner);
 
-    protected override Task<Stream> CreateContentReadStreamAsync() => CreateContentReadStreamAsync(CancellationToken.None);
+    protected override Stream Wrap(Stream body) => new CoalescingStream(body);
 
-    protected override Task SerializeToStreamAsync(Stream stream, TransportContext? context) => inner.CopyToAsync(stream, context);
+    // Copied whole, not in pieces: nothing here reads it piece by piece.
+    protected override Task SerializeToStreamAsync(Stream stream, TransportContext? context) => Inner.CopyToAsync(stream, context);
 
-    protected override bool TryComputeLength(out long length)
-    {
-        length = 0;
-        return false;
-    }
-
-    protected override void Dispose(bool disposing)
-    {
-        if (disposing)
-        {
-            inner.Dispose();
-        }
-
-        base.Dispose(disposing);
-    }
-
-    /// <summary>Copies <paramref name="inner"/>'s headers onto a coalescing wrapper of it.</summary>
-    public static CoalescingContent Wrap(HttpContent inner)
-    {
-        var wrapper = new CoalescingContent(inner);
-        foreach (var header in inner.Headers)
-        {
-            wrapper.Headers.TryAddWithoutValidation(header.Key, header.Value);
-        }
-
-        return wrapper;
-    }
-
-    private sealed class CoalescingStream(Stream inner) : Stream
+    private sealed class CoalescingStream(Stream inner) : ReadOnlyStream
     {
         private readonly byte[] _buffer = ArrayPool<byte>.Shared.Rent(BufferSize);
         private int _start, _end; // the bytes read but not yet handed out
         private ValueTask<int>? _pending; // a read into _buffer[_end..] that had not completed when the last piece was handed out
         private bool _ended, _returned;
-
-        public override bool CanRead => true;
-
-        public override bool CanSeek => false;
-
-        public override bool CanWrite => false;
-
-        public override long Length => throw new NotSupportedException();
-
-        public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
 
         public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
         {
@@ -111,21 +75,6 @@ public sealed class CoalescingContent(HttpContent inner) : HttpContent
             _ended = read == 0;
             _end += read;
         }
-
-        public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) =>
-            ReadAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
-
-        public override int Read(byte[] buffer, int offset, int count) => ReadAsync(buffer, offset, count).GetAwaiter().GetResult();
-
-        public override void Flush()
-        {
-        }
-
-        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-        public override void SetLength(long value) => throw new NotSupportedException();
-
-        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
 
         protected override void Dispose(bool disposing)
         {

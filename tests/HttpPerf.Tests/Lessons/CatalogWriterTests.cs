@@ -66,7 +66,7 @@ public sealed class CatalogWriterTests : IDisposable
             _ => new FieldByFieldCatalogWriter(store),
         };
 
-        await writer.WriteAllProductsAsync(context, TestContext.Current.CancellationToken);
+        await writer.WriteAllProductsAsync(context, 0, TestContext.Current.CancellationToken);
         return body.ToArray();
     }
 

@@ -85,6 +85,8 @@ public sealed class ProductStreamingTests
         public Task<HttpResponseMessage> GetProductsResponseAsync(CancellationToken cancellationToken) =>
             Task.FromResult(new HttpResponseMessage { Content = new StreamContent(new OneByteAtATime(body)) });
 
+        public Task<HttpResponseMessage> GetProductsAfterResponseAsync(int after, string silentReplica, CancellationToken cancellationToken) => throw new NotSupportedException();
+
         public Task<HttpResponseMessage> GetBaselineResponseAsync(CancellationToken cancellationToken) => throw new NotSupportedException();
     }
 

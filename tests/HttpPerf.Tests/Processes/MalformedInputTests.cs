@@ -45,6 +45,7 @@ public sealed class MalformedInputTests(EdgeSystemFixture fixture)
             new("bad JSON to the admin API", BadAdminJsonAsync),
             new("path trick in an upload name", PathTrickNameAsync),
             new("path trick in an upload id", PathTrickIdAsync),
+            new("bad keyset in a catalog read", BadKeysetAsync),
         ];
 
         var failures = new List<string>();
@@ -179,6 +180,13 @@ public sealed class MalformedInputTests(EdgeSystemFixture fixture)
         string[] ids = ["..%2F..%2Fappsettings.json", "%2e%2e", "%2e%2e%2f%2e%2e%2fflags.json", "ABCDEF0123456789ABCDEF0123456789", new string('a', 33), "x%00y", ".incoming", "0123456789abcdef0123456789abcdef.json", "%252e%252e%252f", new string('a', 5_000)];
         var id = ids[random.Next(ids.Length)];
         return ($"id {id[..Math.Min(id.Length, 40)]}", await SendAsync(new HttpRequestMessage(HttpMethod.Get, $"/api/uploads/{id}")));
+    }
+
+    private async Task<(string, Outcome)> BadKeysetAsync(Random random)
+    {
+        string[] afters = ["-1", "x", "99999999999", "1.5", "%00", ""];
+        var after = afters[random.Next(afters.Length)];
+        return ($"after={after}", await SendAsync(new HttpRequestMessage(HttpMethod.Get, $"/api/catalog/products?after={after}")));
     }
 
     private async Task<Outcome> SendAsync(HttpRequestMessage request)

@@ -1,0 +1,149 @@
+using System.Net;
+using System.Text.Json;
+using Frontend.Api.CatalogClient;
+using Frontend.Api.Replicas;
+using HttpPerf.ServiceDefaults.Hedging;
+using HttpPerf.ServiceDefaults.Http;
+using HttpPerf.Tests.Infrastructure;
+using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Options;
+using CatalogProduct = Frontend.Api.CatalogClient.CatalogProduct;
+
+namespace HttpPerf.Tests.Lessons;
+
+/// <summary>
+/// Frontend.Replicas' resumed read (Frontend.Api/Replicas/ResumingCatalogContent.cs): the Catalog's array cut at every
+/// byte by a replica that fails there, or stalled after its last product by one that goes silent, is read on from
+/// another replica's keyset read (<c>?after={id}</c>) and comes out byte for byte the whole array; text that looks like
+/// JSON structure (an <c>"id"</c>, braces, brackets) does not move the cut.
+/// </summary>
+[Trait(Kind.Name, Kind.Lessons)]
+public sealed class ResumingCatalogContentTests
+{
+    private static readonly CatalogProduct[] Products =
+    [
+        .. Enumerable.Range(1, 9).Select(i => new CatalogProduct(i * 3, $"SKU-{i:D7}", $"Product {i}", "Plain", "Contoso", "Outdoor", i * 1.25m, i)),
+        new(31, "SKU-\"id\":7", "{\"id\":99}, ]", "Café ]},[{ 日本語 🧭 \\\"", "Fabrikam", "[", 0.50m, 0),
+        new(40, "SKU-0000040", "", "", "", "", 1_234_567.89m, 10),
+    ];
+
+    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
+
+    [Fact]
+    public async Task A_read_cut_at_any_byte_is_resumed_after_its_last_whole_product_and_comes_out_whole()
+    {
+        var whole = Array(Products);
+        for (var cut = 0; cut < whole.Length; cut++)
+        {
+            var asked = new List<int>();
+            using var content = Content(new Source(whole, cut, hang: false), asked, maxResumes: 2, silence: TimeSpan.FromSeconds(5));
+            var read = await content.ReadAsByteArrayAsync(Cancel);
+            Assert.True(whole.AsSpan().SequenceEqual(read), $"cut at byte {cut}: {System.Text.Encoding.UTF8.GetString(read)}");
+            Assert.Equal([LastWholeBefore(whole, cut)], asked);
+        }
+    }
+
+    [Fact]
+    public async Task A_replica_silent_after_its_last_product_is_left_after_the_bound_and_the_empty_rest_closes_the_array()
+    {
+        var whole = Array(Products);
+        var lastProductEnd = whole.Length - 1; // all but the ']'
+        var asked = new List<int>();
+        using var content = Content(new Source(whole, lastProductEnd, hang: true), asked, maxResumes: 2, silence: TimeSpan.FromMilliseconds(200));
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        var read = await content.ReadAsByteArrayAsync(Cancel);
+        Assert.Equal(whole, read);
+        Assert.Equal([40], asked);
+        Assert.InRange(clock.Elapsed, TimeSpan.FromMilliseconds(150), TimeSpan.FromSeconds(5));
+    }
+
+    [Fact]
+    public async Task Past_its_resumes_a_read_fails_rather_than_return_a_cut_array()
+    {
+        var whole = Array(Products);
+        var asked = new List<int>();
+        using var content = Content(new Source(whole, whole.Length / 2, hang: false), asked, maxResumes: 1, silence: TimeSpan.FromSeconds(5), restFails: true);
+        // HttpContent wraps what its stream throws in an HttpRequestException.
+        var failure = await Assert.ThrowsAnyAsync<Exception>(() => content.ReadAsByteArrayAsync(Cancel));
+        Assert.True(failure is IOException || failure.InnerException is IOException, failure.ToString());
+        Assert.Single(asked);
+    }
+
+    private static ResumingCatalogContent Content(Source first, List<int> asked, int maxResumes, TimeSpan silence, bool restFails = false)
+    {
+        var options = Options.Create(new ReplicaOptions { SilenceFloor = silence, SilenceCeiling = silence, MaxResumes = maxResumes });
+        var response = Response(first, "replica-a:1");
+        return new ResumingCatalogContent(
+            response,
+            (after, silentReplica, _) =>
+            {
+                asked.Add(after);
+                Assert.Equal("replica-a:1", silentReplica);
+                var rest = Array(Products.Where(p => p.Id > after));
+                return Task.FromResult(Response(new Source(rest, restFails ? rest.Length / 2 : rest.Length, hang: false), "replica-b:2"));
+            },
+            new BodySilence(options), new HedgeBudget<ReplicaOptions>(options), maxResumes, NullLogger.Instance);
+    }
+
+    private static HttpResponseMessage Response(Stream body, string replica) => new(HttpStatusCode.OK)
+    {
+        Content = new StreamContent(body),
+        RequestMessage = new HttpRequestMessage(HttpMethod.Get, $"http://{replica}/catalog/products"),
+    };
+
+    private static byte[] Array(IEnumerable<CatalogProduct> products) =>
+        JsonSerializer.SerializeToUtf8Bytes(products.ToList(), FrontendJsonContext.Default.ListCatalogProduct);
+
+    // The id of the last product whose closing brace lies within the first `cut` bytes (0: none).
+    private static int LastWholeBefore(byte[] whole, int cut) =>
+        Products.Select(p => (p.Id, End: EndOf(whole, p.Id))).Where(p => p.End <= cut).Select(p => p.Id).DefaultIfEmpty(0).Max();
+
+    private static int EndOf(byte[] whole, int id)
+    {
+        var json = new Utf8JsonReader(whole);
+        var current = 0;
+        while (json.Read())
+        {
+            if (json.TokenType == JsonTokenType.PropertyName && json.CurrentDepth == 2 && json.ValueTextEquals("id"u8) && json.Read())
+            {
+                current = json.GetInt32();
+            }
+            else if (json.TokenType == JsonTokenType.EndObject && json.CurrentDepth == 1 && current == id)
+            {
+                return (int)json.BytesConsumed;
+            }
+        }
+
+        throw new InvalidOperationException($"no product {id}");
+    }
+
+    /// <summary>The bytes, 7 at a time, up to <c>cut</c>; then a failure, or (<c>hang</c>) nothing until the read is cancelled.</summary>
+    private sealed class Source(byte[] bytes, int cut, bool hang) : ReadOnlyStream
+    {
+        private int _at;
+
+        public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
+        {
+            if (_at == bytes.Length)
+            {
+                return 0;
+            }
+
+            if (_at == cut)
+            {
+                if (hang)
+                {
+                    await Task.Delay(Timeout.Infinite, cancellationToken);
+                }
+
+                throw new IOException($"The replica went away at byte {cut}.");
+            }
+
+            var count = Math.Min(Math.Min(7, buffer.Length), cut - _at);
+            bytes.AsMemory(_at, count).CopyTo(buffer);
+            _at += count;
+            return count;
+        }
+
+    }
+}

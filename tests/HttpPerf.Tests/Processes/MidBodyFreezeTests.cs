@@ -1,0 +1,120 @@
+using System.Diagnostics;
+using System.Security.Cryptography;
+using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.Tests.Infrastructure;
+using LoadGen.LocalSystem;
+
+namespace HttpPerf.Tests.Processes;
+
+/// <summary>
+/// Frontend.Replicas' optimized rung after the headers: a product list whose Catalog replica freezes (SIGSTOP) in the
+/// middle of its body, at a random moment, ten times. The Frontend finds the replica silent past its learnt bound,
+/// asks the other for the products after the last one it has whole, and the client's product list is the same bytes,
+/// within the healthy p99 + 2 s. Each freeze lasts until the product list ends, or 5 s: a read that waited for the thaw
+/// would pass the bound. Its page: docs/pitfalls/Frontend.Replicas.md.
+/// </summary>
+[Trait(Kind.Name, Kind.Processes)]
+public sealed class MidBodyFreezeTests
+{
+    private const int Freezes = 10;
+
+    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
+
+    [Fact]
+    public async Task A_Catalog_replica_frozen_mid_body_costs_the_product_list_no_byte_and_less_than_two_seconds()
+    {
+        // About 10 MB of catalog: long enough a body to freeze in its middle.
+        await using var system = await LocalSystem.StartAsync(new LocalSystemOptions { Replicas = 2, ProductCount = 40_000 }, Cancel);
+        using var client = new HttpClient { BaseAddress = system.Gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
+        client.DefaultRequestHeaders.Add(Http.ModeHeader, PerfMode.Optimized);
+        var resumed = 0;
+        foreach (var frontend in system.FrontendReplicas)
+        {
+            frontend.Output += line =>
+            {
+                if (line.Contains("mid-body after product", StringComparison.Ordinal))
+                {
+                    Interlocked.Increment(ref resumed);
+                }
+            };
+        }
+
+        var expected = await GetAsync(client);
+        Assert.Equal(200, expected.Status);
+        var healthy = new List<TimeSpan>();
+        for (var i = 0; i < 20; i++)
+        {
+            var list = await GetAsync(client);
+            Assert.Equal(expected.Sha256, list.Sha256);
+            healthy.Add(list.Elapsed);
+        }
+
+        var ordered = healthy.Order().ToList();
+        var bound = ordered[^1] + TimeSpan.FromSeconds(2); // 20 lists: the p99 is the slowest
+        var median = ordered[ordered.Count / 2];
+        var seed = Environment.TickCount;
+        var random = new Random(seed);
+        var report = new List<string>();
+        var frozen = 0;
+        for (var i = 0; frozen < Freezes && i < 3 * Freezes; i++)
+        {
+            var list = GetAsync(client);
+            // A random moment inside the body: between a twentieth and two fifths of a healthy product list (the
+            // Catalog is done sending well before the Frontend is done with it).
+            await Task.Delay(median * (0.05 + 0.35 * random.NextDouble()), Cancel);
+            if (await ServingReplicaAsync(system) is not { } serving)
+            {
+                await list;
+                continue;
+            }
+
+            frozen++;
+            await serving.FreezeAsync();
+            try
+            {
+                await Task.WhenAny(list, Task.Delay(TimeSpan.FromSeconds(5), Cancel));
+            }
+            finally
+            {
+                await serving.ThawAsync();
+            }
+
+            var fetched = await list;
+            report.Add($"{fetched.Status} in {fetched.Elapsed.TotalMilliseconds:F0} ms");
+            Assert.True(fetched.Status == 200 && fetched.Sha256 == expected.Sha256 && fetched.Elapsed <= bound,
+                $"product list {frozen} with its Catalog replica frozen mid-body: {fetched.Status}, {(fetched.Sha256 == expected.Sha256 ? "whole" : "not the same bytes")}, " +
+                $"{fetched.Elapsed.TotalMilliseconds:F0} ms (bound {bound.TotalMilliseconds:F0} ms; seed {seed}; {string.Join("; ", report)})");
+            // Let the Frontends take the thawed replica back before the next freeze.
+            await Task.Delay(TimeSpan.FromSeconds(1.5), Cancel);
+        }
+
+        var summary = $"healthy p99 {ordered[^1].TotalMilliseconds:F0} ms, median {median.TotalMilliseconds:F0} ms; {frozen} freezes, {resumed} resumes; seed {seed}; {string.Join("; ", report)}";
+        TestContext.Current.TestOutputHelper?.WriteLine(summary);
+        // Each freeze met the Catalog's request in flight; most meet its body still to be sent (the rest of one that has
+        // all been sent waits in the sockets, and needs no resume): each of those is a resume.
+        Assert.Equal(Freezes, frozen);
+        Assert.True(resumed >= Freezes / 2, summary);
+    }
+
+    private static async Task<(int Status, string Sha256, TimeSpan Elapsed)> GetAsync(HttpClient client)
+    {
+        var clock = Stopwatch.StartNew();
+        using var response = await client.GetAsync("/api/products", HttpCompletionOption.ResponseContentRead, Cancel);
+        var body = await response.Content.ReadAsByteArrayAsync(Cancel);
+        return ((int)response.StatusCode, Convert.ToHexString(SHA256.HashData(body)), clock.Elapsed);
+    }
+
+    // The Catalog replica with a request in flight besides the /runtime call that asks.
+    private static async Task<ServiceProcess?> ServingReplicaAsync(LocalSystem system)
+    {
+        foreach (var replica in system.CatalogReplicas)
+        {
+            if ((await replica.ReadRuntimeCountersAsync(Cancel)).ActiveRequests > 1)
+            {
+                return replica;
+            }
+        }
+
+        return null;
+    }
+}
