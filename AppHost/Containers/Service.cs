@@ -61,7 +61,8 @@ internal sealed class Service
     /// <summary>
     /// The service as projects: <paramref name="name"/>, then <c>{name}-2</c>, ... Each later replica starts once the
     /// first is healthy (a Catalog seeds its SQLite file at first start; the others find it there) and reports its
-    /// telemetry as the service's, so the dashboard's charts of <paramref name="name"/> hold every replica.
+    /// telemetry as the service's, so the dashboard's charts of <paramref name="name"/> hold every replica, under an
+    /// instance name that is its own resource's.
     /// </summary>
     public static Service FromProjects(string name, int replicas, Func<string, IResourceBuilder<ProjectResource>> add)
     {
@@ -69,7 +70,11 @@ internal sealed class Service
         var projects = new List<IResourceBuilder<ProjectResource>> { first };
         for (var i = 2; i <= replicas; i++)
         {
-            projects.Add(add($"{name}-{i}").WithEnvironment("OTEL_SERVICE_NAME", name).WaitFor(first));
+            // Its instance id after Aspire's own (the last value set wins) is "{i}-{suffix}": the dashboard names an
+            // instance "{service.name}-{instance id}", so this one reads "catalog-2-abcd", its resource's own name,
+            // and the resource's menu finds its telemetry; Aspire's bare suffix would read "catalog-abcd".
+            var instance = "service.instance.id=" + i + "-{{- index .Annotations \"otel-service-instance-id\" -}}";
+            projects.Add(add($"{name}-{i}").WithEnvironment("OTEL_SERVICE_NAME", name).WithEnvironment("OTEL_RESOURCE_ATTRIBUTES", instance).WaitFor(first));
         }
 
         return new(name, projects, []);

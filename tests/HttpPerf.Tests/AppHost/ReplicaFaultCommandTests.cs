@@ -56,6 +56,19 @@ public sealed class ReplicaFaultCommandTests
         system.Gateway.DefaultRequestHeaders.Add(Http.ModeHeader, PerfMode.Optimized);
         await new SteadyLoad().RunAsync(system.Gateway, ["/api/products"], perSecond: 4, TimeSpan.FromSeconds(3), Cancel);
 
+        // catalog-2 reports its telemetry as the catalog service, under an instance name that is its resource's own
+        // ("catalog-2-abcd", not "catalog-abcd"): the dashboard's telemetry finds it by the resource's name, as the
+        // resource's menu does to offer its logs, traces and metrics.
+        using (var dashboard = new HttpClient { BaseAddress = system.Dashboard })
+        {
+            dashboard.DefaultRequestHeaders.Add("x-api-key", system.DashboardApiKey);
+            IReadOnlyList<DashboardSpans.Span> spans = [];
+            await Poll.UntilAsync(async () => (spans = await DashboardSpans.GetAsync(dashboard, traceId: null, Cancel, resourceName: replica.ResourceId)).Count > 0, TimeSpan.FromSeconds(30), TimeSpan.FromSeconds(1));
+            Assert.NotEmpty(spans);
+            Assert.All(spans, s => Assert.True(s.Service == SystemContract.Catalog && $"{s.Service}-{s.Instance}" == replica.ResourceId,
+                $"a span of {replica.ResourceId} from {s.Service}-{s.Instance}"));
+        }
+
         var load = new SteadyLoad();
         var running = load.RunAsync(system.Gateway, ["/api/products"], perSecond: 4, Fault + TimeSpan.FromSeconds(6), Cancel);
         await Task.Delay(TimeSpan.FromSeconds(1), Cancel);
