@@ -16,8 +16,7 @@ public static class FrontendServiceExtensions
         builder.Services.AddOptions<FrontendOptions>().BindConfiguration(FrontendOptions.Section).ValidateOnStart();
         builder.Services.AddOptions<ReplicaOptions>().BindConfiguration(ReplicaOptions.Section).ValidateHedging(ReplicaOptions.Section)
             .Validate(o => o.EjectionTime > TimeSpan.Zero && o.ProbeInterval > TimeSpan.Zero && o.LatencyDecay > TimeSpan.Zero, "Frontend:Replicas:EjectionTime, ProbeInterval and LatencyDecay must be positive.")
-            .Validate(o => o.AttemptTimeout > TimeSpan.Zero && o.AttemptTimeout <= o.TotalTimeout, "Frontend:Replicas:AttemptTimeout must be positive and at most Frontend:Replicas:TotalTimeout.")
-            .Validate(o => o.SilenceFloor > TimeSpan.Zero && o.SilenceFloor <= o.SilenceCeiling && o.MaxResumes >= 0, "Frontend:Replicas:SilenceFloor must be positive and at most SilenceCeiling, and MaxResumes not negative.");
+            .Validate(o => o.AttemptTimeout > TimeSpan.Zero && o.AttemptTimeout <= o.TotalTimeout, "Frontend:Replicas:AttemptTimeout must be positive and at most Frontend:Replicas:TotalTimeout.");
 
         var refit = new RefitSettings(new SystemTextJsonContentSerializer(new JsonSerializerOptions(FrontendJsonContext.Default.Options)))
         {
@@ -34,7 +33,7 @@ public static class FrontendServiceExtensions
             .Variant<HedgedReplicas>(PerfMode.Optimized);
         RetryAfterTimeout.Configure(CatalogClient(builder.Services, PerfMode.Naive, refit));
         HedgedReplicas.Configure(CatalogClient(builder.Services, PerfMode.Optimized, refit));
-        builder.Services.AddSingleton<ReplicaSet>().AddSingleton<HedgeDelay<ReplicaOptions>>().AddSingleton<HedgeBudget<ReplicaOptions>>().AddSingleton<BodySilence>();
+        builder.Services.AddSingleton<ReplicaSet>().AddSingleton<HedgeDelay<ReplicaOptions>>().AddSingleton<HedgeBudget<ReplicaOptions>>().AddSingleton<BodySilence<ReplicaOptions>>();
         builder.Services.TryAddSingleton(TimeProvider.System);
         builder.Services.AddScoped<ICatalogApi>(services => services.GetRequiredService<ICatalogReplicas>());
 

@@ -53,7 +53,7 @@ public static class GatewayServiceExtensions
         // and would hide the replicas from its balancing, health checks and hedging.
         builder.Services.AddSingleton<IForwarderHttpClientFactory, RotatingConnectionsHttpClientFactory>();
         builder.Services.AddOptions<HedgingOptions>().BindConfiguration(HedgingOptions.Section).ValidateHedging(HedgingOptions.Section);
-        builder.Services.AddSingleton<HedgeDelay<HedgingOptions>>().AddSingleton<HedgeBudget<HedgingOptions>>();
+        builder.Services.AddSingleton<HedgeDelay<HedgingOptions>>().AddSingleton<HedgeBudget<HedgingOptions>>().AddSingleton<BodySilence<HedgingOptions>>();
 
         builder.Services.AddPitfall<IExchangeLogger, BufferingExchangeLogger, StreamingExchangeLogger>(IExchangeLogger.Flag);
         builder.Services.AddPitfall<IUpstreamProtocol, Http11Upstream, Http2ForRequestBodies>(IUpstreamProtocol.Flag);

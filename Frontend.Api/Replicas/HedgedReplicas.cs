@@ -20,7 +20,7 @@ namespace Frontend.Api.Replicas;
 /// by every call), the ejection, the learnt delay and the budget. Its page: docs/pitfalls/Frontend.Replicas.md.
 /// </summary>
 public sealed class HedgedReplicas(
-    [FromKeyedServices(PerfMode.Optimized)] ICatalogApi catalog, BodySilence silence, HedgeBudget<ReplicaOptions> budget,
+    [FromKeyedServices(PerfMode.Optimized)] ICatalogApi catalog, BodySilence<ReplicaOptions> silence, HedgeBudget<ReplicaOptions> budget,
     IOptions<ReplicaOptions> options, ILogger<HedgedReplicas> logger) : ICatalogReplicas
 {
     /// <summary>

@@ -21,18 +21,6 @@ public sealed class ReplicaOptions : HedgeOptions
     /// <summary>How often a replica that is out is asked <c>/alive</c>, and how long it has to answer.</summary>
     public TimeSpan ProbeInterval { get; set; } = TimeSpan.FromSeconds(1);
 
-    /// <summary>
-    /// The least wait for a body's next bytes, after its headers, before its replica counts as silent and the read is
-    /// resumed on another (<see cref="BodySilence"/> learns the bound above it).
-    /// </summary>
-    public TimeSpan SilenceFloor { get; set; } = TimeSpan.FromMilliseconds(300);
-
-    /// <summary>The most a read waits for a body's next bytes before it resumes elsewhere, and the wait before it has learnt.</summary>
-    public TimeSpan SilenceCeiling { get; set; } = TimeSpan.FromSeconds(1);
-
-    /// <summary>Resumes one read may make; past them it waits for its replica, as a read that cannot spend a hedge does.</summary>
-    public int MaxResumes { get; set; } = 2;
-
     /// <summary>One attempt's limit, as the template's (ServiceDefaults).</summary>
     public TimeSpan AttemptTimeout { get; set; } = TimeSpan.FromSeconds(20);
 

@@ -14,12 +14,12 @@ namespace Frontend.Api.Replicas;
 /// The Catalog's product list as Frontend.Replicas' optimized rung hands it to every Frontend.CatalogClient rung: the
 /// same JSON array, read on. Hedging acts before the headers; this covers the body. The bytes pass through as they
 /// arrive, held back only to the end of the last product that has arrived whole. When the replica goes silent for
-/// longer than <see cref="BodySilence.Bound"/>, or its connection fails, the read asks another replica for the
+/// longer than <see cref="BodySilence{TOptions}.Bound"/>, or its connection fails, the read asks another replica for the
 /// products after that one (<c>GET /catalog/products?after={id}</c>, a keyset read) and splices them on: the rest of
 /// the array, its <c>[</c> made the <c>,</c> that follows the last product, or its <c>]</c> alone. The reader above sees
 /// one array, byte for byte a whole one's products, so the client's product list is the same.
 /// A resume spends a hedge (<see cref="HedgeBudget{TOptions}"/>); with none left, or after
-/// <see cref="ReplicaOptions.MaxResumes"/>, the read waits for its replica, as the naive rung always does.
+/// <see cref="HedgeOptions.MaxResumes"/>, the read waits for its replica, as the naive rung always does.
 /// Its page: docs/pitfalls/Frontend.Replicas.md.
 /// </summary>
 public sealed class ResumingCatalogContent : WrappedContent
@@ -33,7 +33,7 @@ public sealed class ResumingCatalogContent : WrappedContent
     public delegate Task<HttpResponseMessage> Resume(int after, string silentReplica, CancellationToken cancellationToken);
 
     /// <summary>Wraps <paramref name="first"/>'s content, in its place: read it through this. Its length may change.</summary>
-    public ResumingCatalogContent(HttpResponseMessage first, Resume resume, BodySilence silence, HedgeBudget<ReplicaOptions> budget, int maxResumes, ILogger logger)
+    public ResumingCatalogContent(HttpResponseMessage first, Resume resume, BodySilence<ReplicaOptions> silence, HedgeBudget<ReplicaOptions> budget, int maxResumes, ILogger logger)
         : base(first.Content, keepsLength: false)
     {
         _firstReplica = Replica(first);
@@ -44,7 +44,7 @@ public sealed class ResumingCatalogContent : WrappedContent
         Logger = logger;
     }
 
-    private BodySilence Silence { get; }
+    private BodySilence<ReplicaOptions> Silence { get; }
 
     private HedgeBudget<ReplicaOptions> Budget { get; }
 
@@ -75,10 +75,8 @@ public sealed class ResumingCatalogContent : WrappedContent
         private int _lastWhole; // the last product read whole
         private bool _anyWhole; // one has been: the array's '[' has been handed on with it
         private int _resumes;
-        private long _longestWait;
         private HttpResponseMessage? _current;
-        private CancellationTokenSource? _silence; // the caller's token, and the silence bound of each read
-        private CancellationToken _silenceFor;
+        private readonly BoundedReads _reads = new();
 
         public override async ValueTask<int> ReadAsync(Memory<byte> destination, CancellationToken cancellationToken = default)
         {
@@ -104,7 +102,7 @@ public sealed class ResumingCatalogContent : WrappedContent
             {
                 body.Dispose();
                 _current?.Dispose();
-                _silence?.Dispose();
+                _reads.Dispose();
                 ArrayPool<byte>.Shared.Return(_buffer);
                 _buffer = [];
             }
@@ -122,7 +120,7 @@ public sealed class ResumingCatalogContent : WrappedContent
             {
                 (read, why) = await ReadWithinBoundAsync(cancellationToken);
             }
-            catch (Exception failure) when (failure is IOException or HttpRequestException && !cancellationToken.IsCancellationRequested && CanResume)
+            catch (Exception failure) when (failure is IOException or HttpRequestException or ObjectDisposedException && !cancellationToken.IsCancellationRequested && CanResume)
             {
                 (read, why) = (0, "failed: " + failure.Message);
             }
@@ -145,10 +143,10 @@ public sealed class ResumingCatalogContent : WrappedContent
 
             _end += read;
             Scan();
-            if (_ended && _resumes == 0 && _longestWait > 0)
+            if (_ended && _resumes == 0 && _reads.LongestWait > TimeSpan.Zero)
             {
                 // A body read whole from its one replica, its reads timed: what a healthy body's waits are.
-                owner.Silence.Add(TimeSpan.FromTicks(_longestWait));
+                owner.Silence.Add(_reads.LongestWait);
             }
         }
 
@@ -157,41 +155,10 @@ public sealed class ResumingCatalogContent : WrappedContent
         /// <summary>One read of the body, given the silence bound if a resume could follow it; the reason to resume, if any.</summary>
         private async Task<(int Read, string? Why)> ReadWithinBoundAsync(CancellationToken cancellationToken)
         {
-            var into = _buffer.AsMemory(_end);
-            var started = Stopwatch.GetTimestamp();
-            if (!CanResume || !owner.Budget.HasToken)
-            {
-                return (await body.ReadAsync(into, cancellationToken), null);
-            }
-
-            var bound = owner.Silence.Bound;
-            if (_silence is not null && _silenceFor != cancellationToken)
-            {
-                _silence.Dispose();
-                _silence = null;
-            }
-
-            _silenceFor = cancellationToken;
-            _silence ??= CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-            _silence.CancelAfter(bound);
-            try
-            {
-                var read = await body.ReadAsync(into, _silence.Token);
-                _longestWait = Math.Max(_longestWait, Stopwatch.GetElapsedTime(started).Ticks);
-                if (!_silence.TryReset())
-                {
-                    _silence.Dispose();
-                    _silence = null;
-                }
-
-                return (read, null);
-            }
-            catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
-            {
-                _silence?.Dispose();
-                _silence = null;
-                return (0, $"silent for {bound.TotalMilliseconds:F0} ms");
-            }
+            var bound = CanResume && owner.Budget.HasToken ? owner.Silence.Bound : (TimeSpan?)null;
+            return await _reads.ReadAsync(body, _buffer.AsMemory(_end), bound, cancellationToken) is { } read
+                ? (read, null)
+                : (0, $"silent for {bound!.Value.TotalMilliseconds:F0} ms");
         }
 
         private async Task ResumeAsync(string why, CancellationToken cancellationToken)

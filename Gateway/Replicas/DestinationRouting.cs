@@ -16,13 +16,14 @@ namespace Gateway.Replicas;
 /// tried, and tells how it went. An answer teaches <see cref="HedgeDelay{TOptions}"/> how long headers take on this
 /// route and clears its destination's strikes; a failure, a 5xx or a lost race (cancelled while the client still
 /// waits) is a strike, and after <see cref="HedgingOptions.EjectAfterStrikes"/> in a row YARP's own passive health
-/// state takes the destination out for its cluster's reactivation period. Each attempt is a span
+/// state takes the destination out for its cluster's reactivation period. A download's body is read on elsewhere if its
+/// destination stops mid-way (<see cref="ResumingRangeContent"/>). Each attempt is a span
 /// (<c>destination attempt 2 (hedge)</c>, with <c>gateway.destination</c>, <c>gateway.attempt.kind</c> and
 /// <c>gateway.attempt.outcome</c>) and a count in <c>httpperf.gateway.attempts</c>.
 /// Its page: docs/pitfalls/Frontend.Replicas.md.
 /// </summary>
 internal sealed partial class DestinationRouting(
-    HedgeDelay<HedgingOptions> delay, HedgeBudget<HedgingOptions> budget, IOptions<HedgingOptions> options,
+    HedgeDelay<HedgingOptions> delay, HedgeBudget<HedgingOptions> budget, BodySilence<HedgingOptions> silence, IOptions<HedgingOptions> options,
     IProxyStateLookup clusters, IDestinationHealthUpdater health, ILogger<DestinationRouting> logger) : DelegatingHandler
 {
     private const string First = "first";
@@ -71,6 +72,11 @@ internal sealed partial class DestinationRouting(
                 Clear(destination);
                 call.Answered(destination);
                 delay.Add(call.Route, Stopwatch.GetElapsedTime(started));
+                if (ResumingRangeContent.Applies(response))
+                {
+                    // A download: its body can be read on from another destination if this one stops mid-way.
+                    response.Content = new ResumingRangeContent(response, call, (rest, token) => base.SendAsync(rest, token), silence, budget, options.Value.MaxResumes, logger);
+                }
             }
 
             return response;

@@ -103,6 +103,21 @@ internal sealed class HedgedCall(IReverseProxyFeature proxy, IReadOnlyList<Desti
     }
 
     /// <summary>
+    /// A destination other than the one at <paramref name="authority"/> (host:port), the one with the fewest requests in
+    /// flight, and the call's address there: where a relay that stopped mid-body reads on (<see cref="ResumingRangeContent"/>).
+    /// </summary>
+    public (DestinationState Destination, Uri Address)? Elsewhere(string authority)
+    {
+        lock (_tried)
+        {
+            return _relative is not null
+                && candidates.Where(d => new Uri(d.Model.Config.Address).Authority != authority).MinBy(d => d.ConcurrentRequestCount) is { } other
+                ? (other, new Uri(other.Model.Config.Address.TrimEnd('/') + _relative))
+                : null;
+        }
+    }
+
+    /// <summary>
     /// The first attempt that answered (the one the hedging takes): YARP's passive health check then credits its
     /// destination, not the one that stayed silent.
     /// </summary>

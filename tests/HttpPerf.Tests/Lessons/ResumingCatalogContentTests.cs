@@ -82,7 +82,7 @@ public sealed class ResumingCatalogContentTests
                 var rest = Array(Products.Where(p => p.Id > after));
                 return Task.FromResult(Response(new Source(rest, restFails ? rest.Length / 2 : rest.Length, hang: false), "replica-b:2"));
             },
-            new BodySilence(options), new HedgeBudget<ReplicaOptions>(options), maxResumes, NullLogger.Instance);
+            new BodySilence<ReplicaOptions>(options), new HedgeBudget<ReplicaOptions>(options), maxResumes, NullLogger.Instance);
     }
 
     private static HttpResponseMessage Response(Stream body, string replica) => new(HttpStatusCode.OK)

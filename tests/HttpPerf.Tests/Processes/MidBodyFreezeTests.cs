@@ -11,7 +11,8 @@ namespace HttpPerf.Tests.Processes;
 /// middle of its body, at a random moment, ten times. The Frontend finds the replica silent past its learnt bound,
 /// asks the other for the products after the last one it has whole, and the client's product list is the same bytes,
 /// within the healthy p99 + 2 s. Each freeze lasts until the product list ends, or 5 s: a read that waited for the thaw
-/// would pass the bound. Its page: docs/pitfalls/Frontend.Replicas.md.
+/// would pass the bound. The same for a download the Gateway relays from one of two Uploads replicas (one shared
+/// volume): it reads the rest from the other with a Range request. Its page: docs/pitfalls/Frontend.Replicas.md.
 /// </summary>
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class MidBodyFreezeTests
@@ -25,19 +26,8 @@ public sealed class MidBodyFreezeTests
     {
         // About 10 MB of catalog: long enough a body to freeze in its middle.
         await using var system = await LocalSystem.StartAsync(new LocalSystemOptions { Replicas = 2, ProductCount = 40_000 }, Cancel);
-        using var client = new HttpClient { BaseAddress = system.Gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
-        client.DefaultRequestHeaders.Add(Http.ModeHeader, PerfMode.Optimized);
-        var resumed = 0;
-        foreach (var frontend in system.FrontendReplicas)
-        {
-            frontend.Output += line =>
-            {
-                if (line.Contains("mid-body after product", StringComparison.Ordinal))
-                {
-                    Interlocked.Increment(ref resumed);
-                }
-            };
-        }
+        using var client = Client(system);
+        var resumes = new Lines(system.FrontendReplicas, "mid-body after product");
 
         var expected = await GetAsync(client);
         Assert.Equal(200, expected.Status);
@@ -62,7 +52,7 @@ public sealed class MidBodyFreezeTests
             // A random moment inside the body: between a twentieth and two fifths of a healthy product list (the
             // Catalog is done sending well before the Frontend is done with it).
             await Task.Delay(median * (0.05 + 0.35 * random.NextDouble()), Cancel);
-            if (await ServingReplicaAsync(system) is not { } serving)
+            if (await ServingReplicaAsync(system.CatalogReplicas) is not { } serving)
             {
                 await list;
                 continue;
@@ -88,12 +78,84 @@ public sealed class MidBodyFreezeTests
             await Task.Delay(TimeSpan.FromSeconds(1.5), Cancel);
         }
 
-        var summary = $"healthy p99 {ordered[^1].TotalMilliseconds:F0} ms, median {median.TotalMilliseconds:F0} ms; {frozen} freezes, {resumed} resumes; seed {seed}; {string.Join("; ", report)}";
+        var summary = $"healthy p99 {ordered[^1].TotalMilliseconds:F0} ms, median {median.TotalMilliseconds:F0} ms; {frozen} freezes, {resumes.Count} resumes; seed {seed}; {string.Join("; ", report)}";
         TestContext.Current.TestOutputHelper?.WriteLine(summary);
         // Each freeze met the Catalog's request in flight; most meet its body still to be sent (the rest of one that has
         // all been sent waits in the sockets, and needs no resume): each of those is a resume.
         Assert.Equal(Freezes, frozen);
-        Assert.True(resumed >= Freezes / 2, summary);
+        Assert.True(resumes.Count >= Freezes / 2, summary);
+    }
+
+    [Fact]
+    public async Task An_Uploads_replica_frozen_mid_download_costs_the_relayed_download_no_byte_and_less_than_two_seconds()
+    {
+        await using var system = await LocalSystem.StartAsync(new LocalSystemOptions { Replicas = 2, ProductCount = 2_000 }, Cancel);
+        using var client = Client(system);
+        var resumes = new Lines([system.Gateway], "the rest asked of");
+
+        var id = await LoadGen.Load.SyntheticFileContent.StoreAsync(client, 48L << 20, Cancel);
+        var path = $"/api/uploads/{id}";
+        // A client that reads 1 MiB every 25 ms: the download takes over a second, and the replica is mid-body a while.
+        var healthy = await SlowDownloadAsync(client, path, freezeAfter: null, system);
+        Assert.Equal(200, healthy.Status);
+        var bound = healthy.Elapsed + TimeSpan.FromSeconds(2);
+        var report = new List<string>();
+        for (var i = 0; i < 3; i++)
+        {
+            await Task.Delay(TimeSpan.FromSeconds(1.5), Cancel);
+            var frozen = await SlowDownloadAsync(client, path, freezeAfter: TimeSpan.FromMilliseconds(200 + 150 * i), system);
+            report.Add($"{frozen.Status} in {frozen.Elapsed.TotalMilliseconds:F0} ms");
+            Assert.True(frozen.Status == 200 && frozen.Sha256 == healthy.Sha256 && frozen.Elapsed <= bound,
+                $"download {i} with its Uploads replica frozen mid-body: {frozen.Status}, {(frozen.Sha256 == healthy.Sha256 ? "whole" : "not the same bytes")}, " +
+                $"{frozen.Elapsed.TotalMilliseconds:F0} ms (bound {bound.TotalMilliseconds:F0} ms; {string.Join("; ", report)})");
+        }
+
+        var summary = $"healthy {healthy.Elapsed.TotalMilliseconds:F0} ms; {resumes.Count} resumes; {string.Join("; ", report)}";
+        TestContext.Current.TestOutputHelper?.WriteLine(summary);
+        Assert.True(resumes.Count >= 3, summary);
+    }
+
+    // Reads the download slowly; after `freezeAfter`, freezes the Uploads replica serving it until the read ends or 5 s.
+    private static async Task<(int Status, string Sha256, TimeSpan Elapsed)> SlowDownloadAsync(HttpClient client, string path, TimeSpan? freezeAfter, LocalSystem system)
+    {
+        var clock = Stopwatch.StartNew();
+        using var response = await client.GetAsync(path, HttpCompletionOption.ResponseHeadersRead, Cancel);
+        await using var body = await response.Content.ReadAsStreamAsync(Cancel);
+        using var hash = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
+        var buffer = new byte[1 << 20];
+        ServiceProcess? frozen = null;
+        var thawAt = TimeSpan.MaxValue;
+        try
+        {
+            int read;
+            while ((read = await body.ReadAtLeastAsync(buffer, buffer.Length, throwOnEndOfStream: false, Cancel)) > 0)
+            {
+                hash.AppendData(buffer, 0, read);
+                await Task.Delay(25, Cancel);
+                if (frozen is null && clock.Elapsed >= freezeAfter && await ServingReplicaAsync(system.UploadsReplicas) is { } serving)
+                {
+                    frozen = serving;
+                    thawAt = clock.Elapsed + TimeSpan.FromSeconds(5);
+                    await serving.FreezeAsync();
+                }
+
+                if (frozen is not null && clock.Elapsed >= thawAt)
+                {
+                    await frozen.ThawAsync();
+                    frozen = null;
+                    freezeAfter = null;
+                }
+            }
+        }
+        finally
+        {
+            if (frozen is not null)
+            {
+                await frozen.ThawAsync();
+            }
+        }
+
+        return ((int)response.StatusCode, Convert.ToHexString(hash.GetHashAndReset()), clock.Elapsed);
     }
 
     private static async Task<(int Status, string Sha256, TimeSpan Elapsed)> GetAsync(HttpClient client)
@@ -104,10 +166,39 @@ public sealed class MidBodyFreezeTests
         return ((int)response.StatusCode, Convert.ToHexString(SHA256.HashData(body)), clock.Elapsed);
     }
 
-    // The Catalog replica with a request in flight besides the /runtime call that asks.
-    private static async Task<ServiceProcess?> ServingReplicaAsync(LocalSystem system)
+    private static HttpClient Client(LocalSystem system)
     {
-        foreach (var replica in system.CatalogReplicas)
+        var client = new HttpClient { BaseAddress = system.Gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
+        client.DefaultRequestHeaders.Add(Http.ModeHeader, PerfMode.Optimized);
+        return client;
+    }
+
+    /// <summary>Counts the log lines of <c>services</c> that contain <c>text</c>: the resumes their logs report.</summary>
+    private sealed class Lines
+    {
+        private int _count;
+
+        public Lines(IEnumerable<ServiceProcess> services, string text)
+        {
+            foreach (var service in services)
+            {
+                service.Output += line =>
+                {
+                    if (line.Contains(text, StringComparison.Ordinal))
+                    {
+                        Interlocked.Increment(ref _count);
+                    }
+                };
+            }
+        }
+
+        public int Count => Volatile.Read(ref _count);
+    }
+
+    // The replica with a request in flight besides the /runtime call that asks.
+    private static async Task<ServiceProcess?> ServingReplicaAsync(IEnumerable<ServiceProcess> replicas)
+    {
+        foreach (var replica in replicas)
         {
             if ((await replica.ReadRuntimeCountersAsync(Cancel)).ActiveRequests > 1)
             {

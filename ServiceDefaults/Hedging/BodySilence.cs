@@ -1,16 +1,17 @@
 using Microsoft.Extensions.Options;
 
-namespace Frontend.Api.Replicas;
+namespace HttpPerf.ServiceDefaults.Hedging;
 
 /// <summary>
-/// How long a Catalog body may go without bytes, after its headers, before its replica counts as silent: four times the
+/// How long a body may go without bytes, after its headers, before its replica counts as silent: four times the
 /// longest wait for the next bytes seen in each of the last 32 bodies read whole, between
-/// <see cref="ReplicaOptions.SilenceFloor"/> and <see cref="ReplicaOptions.SilenceCeiling"/>; the ceiling until 5
-/// bodies have been read. A healthy body's bytes come in a steady flow (each read waits on the Catalog's next rows), so
+/// <see cref="HedgeOptions.SilenceFloor"/> and <see cref="HedgeOptions.SilenceCeiling"/>; the ceiling until 5
+/// bodies have been read. Frontend.Api's Catalog reads and the Gateway's resumable relays each learn their own. A healthy body's bytes come in a steady flow (each read waits on the Catalog's next rows), so
 /// a wait a few times the longest of them is a replica that froze, died or was cut off in the middle.
 /// Its page: docs/pitfalls/Frontend.Replicas.md.
 /// </summary>
-public sealed class BodySilence(IOptions<ReplicaOptions> options)
+public sealed class BodySilence<TOptions>(IOptions<TOptions> options)
+    where TOptions : HedgeOptions
 {
     private const int Window = 32;
     private const int Enough = 5;
