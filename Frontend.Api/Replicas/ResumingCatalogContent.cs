@@ -2,7 +2,7 @@ using System.Buffers;
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
 using System.Net;
-using System.Text.Json;
+using System.Buffers.Text;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults.Hedging;
 using HttpPerf.ServiceDefaults.Http;
@@ -13,7 +13,8 @@ namespace Frontend.Api.Replicas;
 /// <summary>
 /// The Catalog's product list as Frontend.Replicas' optimized rung hands it to every Frontend.CatalogClient rung: the
 /// same JSON array, read on. Hedging acts before the headers; this covers the body. The bytes pass through as they
-/// arrive, held back only to the end of the last product that has arrived whole. When the replica goes silent for
+/// arrive, held back only to the end of the last product that has arrived whole (found by the bytes that start the
+/// next one: see <c>Scan</c>). When the replica goes silent for
 /// longer than <see cref="BodySilence{TOptions}.Bound"/>, or its connection fails, the read asks another replica for the
 /// products after that one (<c>GET /catalog/products?after={id}</c>, a keyset read) and splices them on: the rest of
 /// the array, its <c>[</c> made the <c>,</c> that follows the last product, or its <c>]</c> alone. The reader above sees
@@ -62,16 +63,13 @@ public sealed class ResumingCatalogContent : WrappedContent
     {
         private byte[] _buffer = ArrayPool<byte>.Shared.Rent(64 * 1024);
         private int _start; // the next byte to hand on
-        private int _safe; // the end of what may be handed on: the last whole product's '}', or the array's ']'
+        private int _safe; // the end of what may be handed on: the last whole product's '}', or the array's end
         private int _end; // the end of the bytes read
-        private int _scan; // where the JSON reader goes on from
-        private JsonReaderState _state;
-        private int _arrayAt = -1; // this source's '['
+        private bool _resumable = true; // the Catalog's products have been found where they end
+        private byte _last; // the last byte read from this source
         private bool _resumed; // this source continues another's array
         private bool _joined; // its first product or its ']' has been joined on
-        private bool _ended; // the array's ']' is in
-        private bool _idNext;
-        private int _id; // the product being read
+        private bool _ended; // the array is all in
         private int _lastWhole; // the last product read whole
         private bool _anyWhole; // one has been: the array's '[' has been handed on with it
         private int _resumes;
@@ -127,30 +125,42 @@ public sealed class ResumingCatalogContent : WrappedContent
 
             if (why is null && read == 0)
             {
-                if (!CanResume)
+                // The body's end: the whole array if its last byte is the ']', else a replica that stopped short.
+                if (_last == (byte)']' || !_resumable)
+                {
+                    (_safe, _ended) = (_end, true);
+                }
+                else if (!CanResume)
                 {
                     throw new IOException("The Catalog's response ended before its JSON array did.");
                 }
-
-                why = "ended early";
+                else
+                {
+                    why = "ended early";
+                }
             }
 
             if (why is not null)
             {
                 await ResumeAsync(why, cancellationToken);
-                return;
             }
-
-            _end += read;
-            Scan();
-            if (_ended && _resumes == 0 && _reads.LongestWait > TimeSpan.Zero)
+            else if (_ended)
             {
-                // A body read whole from its one replica, its reads timed: what a healthy body's waits are.
-                owner.Silence.Add(_reads.LongestWait);
+                if (_resumes == 0 && _reads.LongestWait > TimeSpan.Zero)
+                {
+                    // A body read whole from its one replica, its reads timed: what a healthy body's waits are.
+                    owner.Silence.Add(_reads.LongestWait);
+                }
+            }
+            else
+            {
+                _last = _buffer[_end + read - 1];
+                _end += read;
+                Scan();
             }
         }
 
-        private bool CanResume => _resumes < owner.MaxResumes;
+        private bool CanResume => _resumable && _resumes < owner.MaxResumes;
 
         /// <summary>One read of the body, given the silence bound if a resume could follow it; the reason to resume, if any.</summary>
         private async Task<(int Read, string? Why)> ReadWithinBoundAsync(CancellationToken cancellationToken)
@@ -182,10 +192,9 @@ public sealed class ResumingCatalogContent : WrappedContent
             body = await _current.Content.ReadAsStreamAsync(cancellationToken);
             replica = Replica(_current);
             span?.SetTag("catalog.resume.replica", replica);
-            _end = _scan = _safe;
-            _state = default;
+            (_end, _last) = (_safe, 0);
             // Before any product arrived whole, nothing was handed on: the new source is read from its own '['.
-            (_arrayAt, _resumed, _joined, _idNext) = (-1, _anyWhole, false, false);
+            (_resumed, _joined) = (_anyWhole, false);
         }
 
         /// <summary>Moves the bytes not handed on yet to the buffer's start, and doubles it if it is full of them.</summary>
@@ -194,8 +203,7 @@ public sealed class ResumingCatalogContent : WrappedContent
             if (_start > 0)
             {
                 _buffer.AsSpan(_start, _end - _start).CopyTo(_buffer);
-                (_safe, _scan, _end) = (_safe - _start, _scan - _start, _end - _start);
-                _arrayAt = _arrayAt >= _start ? _arrayAt - _start : -1;
+                (_safe, _end) = (_safe - _start, _end - _start);
                 _start = 0;
             }
 
@@ -208,59 +216,59 @@ public sealed class ResumingCatalogContent : WrappedContent
             }
         }
 
-        /// <summary>Finds, in the bytes read since the last scan, where each product ends and its id.</summary>
+        /// <summary>
+        /// Finds where the last product that has arrived whole ends, and its id. Every Catalog rung writes the array
+        /// compact, each product's <c>id</c> first, so a product ends where <c>,{"id":</c> begins the next: bytes that
+        /// JSON cannot hold inside a string, where a quote is escaped. The search runs back from the newest bytes and
+        /// stops at the first match, a product's length away, so it costs next to nothing per read. A body in another
+        /// form (no match in 1 MiB) is passed on as it comes, and not resumed.
+        /// </summary>
         private void Scan()
         {
-            var json = new Utf8JsonReader(_buffer.AsSpan(_scan, _end - _scan), isFinalBlock: false, _state);
-            while (json.Read())
+            if (!_resumable || (_resumed && !_joined && !TryJoin()))
             {
-                var at = _scan + (int)json.TokenStartIndex;
-                switch (json.TokenType)
-                {
-                    case JsonTokenType.StartArray when json.CurrentDepth == 0:
-                        _arrayAt = at;
-                        break;
-                    case JsonTokenType.PropertyName when json.CurrentDepth == 2:
-                        _idNext = json.ValueTextEquals("id"u8);
-                        break;
-                    case JsonTokenType.Number when _idNext:
-                        _id = json.GetInt32();
-                        _idNext = false;
-                        break;
-                    case JsonTokenType.EndObject when json.CurrentDepth == 1:
-                        Join(_arrayAt, ',');
-                        _lastWhole = _id;
-                        _anyWhole = true;
-                        _safe = _scan + (int)json.BytesConsumed;
-                        break;
-                    case JsonTokenType.EndArray when json.CurrentDepth == 0:
-                        Join(at, null);
-                        _safe = _scan + (int)json.BytesConsumed;
-                        _ended = true;
-                        break;
-                }
-            }
-
-            _scan += (int)json.BytesConsumed;
-            _state = json.CurrentState;
-        }
-
-        // A resumed source's first product follows the last whole one after a ',' (its '[' becomes one); an empty rest
-        // is its ']' alone.
-        private void Join(int at, char? separator)
-        {
-            if (!_resumed || _joined)
-            {
+                _safe = _resumable ? _safe : _end;
                 return;
             }
 
-            if (separator is { } comma)
+            var pending = _buffer.AsSpan(_safe, _end - _safe);
+            var boundary = pending.LastIndexOf(",{\"id\":"u8);
+            if (boundary > 0 && pending[..boundary].LastIndexOf(ProductStart) is var start and >= 0
+                && Utf8Parser.TryParse(pending[(start + ProductStart.Length)..boundary], out int id, out _))
             {
-                _buffer[at] = (byte)comma;
+                (_lastWhole, _anyWhole, _safe) = (id, true, _safe + boundary);
+            }
+            else if (pending.Length > 1 << 20)
+            {
+                (_resumable, _safe) = (false, _end);
+            }
+        }
+
+        private static ReadOnlySpan<byte> ProductStart => "{\"id\":"u8;
+
+        // A resumed source's '[' becomes the ',' after the last whole product, or is dropped before its ']' (nothing
+        // was left): false until its first two bytes are in.
+        private bool TryJoin()
+        {
+            if (_end - _safe < 2)
+            {
+                return false;
             }
 
-            _start = at;
+            switch (_buffer[_safe], _buffer[_safe + 1])
+            {
+                case ((byte)'[', (byte)'{'):
+                    _buffer[_safe] = (byte)',';
+                    break;
+                case ((byte)'[', (byte)']'):
+                    _start = _safe += 1;
+                    break;
+                default:
+                    throw new IOException("The resumed Catalog read is not a JSON array of products.");
+            }
+
             _joined = true;
+            return true;
         }
     }
 }
