@@ -49,13 +49,13 @@ public sealed class HedgedReplicas(
             .CountCatalogAttempts(PerfMode.Optimized, again: CatalogAttempts.Hedge);
     }
 
-    /// <summary>The product list, its body read on from another replica if its own goes silent or fails mid-body (<see cref="ResumingCatalogContent"/>).</summary>
+    /// <summary>The product list, its body read on from another replica if its own goes silent or fails mid-body (<see cref="ResumingCatalogContent{TOptions}"/>).</summary>
     public async Task<HttpResponseMessage> GetProductsResponseAsync(CancellationToken cancellationToken)
     {
         var response = await catalog.GetProductsResponseAsync(cancellationToken);
         if (response.IsSuccessStatusCode)
         {
-            response.Content = new ResumingCatalogContent(response, catalog.GetProductsAfterResponseAsync, silence, budget, options.Value.MaxResumes, logger);
+            response.Content = new ResumingCatalogContent<ReplicaOptions>(response, catalog.GetProductsAfterResponseAsync, silence, budget, options.Value.MaxResumes, logger);
         }
 
         return response;

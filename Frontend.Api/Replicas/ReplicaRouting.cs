@@ -8,7 +8,7 @@ namespace Frontend.Api.Replicas;
 /// the cheapest by its recent latency and load (<see cref="ReplicaSet.ChooseAsync"/>), and tells the set how it went:
 /// how long the attempt took (the replica's latency), an answer clears the replica's strikes and teaches
 /// <see cref="HedgeDelay{TOptions}"/> how long headers take; a failure, a timeout or a lost race (cancelled while the caller still
-/// waits) is a strike. A read resumed after its replica went silent mid-body (<see cref="ResumingCatalogContent"/>) names
+/// waits) is a strike. A read resumed after its replica went silent mid-body (<see cref="ResumingCatalogContent{TOptions}"/>) names
 /// that replica: a strike, and the call starts elsewhere. Its page: docs/pitfalls/Frontend.Replicas.md.
 /// </summary>
 internal sealed class ReplicaRouting(ReplicaSet replicas, HedgeDelay<ReplicaOptions> delay, HedgeBudget<ReplicaOptions> budget) : DelegatingHandler

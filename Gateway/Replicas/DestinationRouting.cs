@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
+using System.Net;
 using System.Runtime.CompilerServices;
 using HttpPerf.ServiceDefaults.Hedging;
 using HttpPerf.ServiceDefaults.Telemetry;
@@ -16,8 +17,9 @@ namespace Gateway.Replicas;
 /// tried, and tells how it went. An answer teaches <see cref="HedgeDelay{TOptions}"/> how long headers take on this
 /// route and clears its destination's strikes; a failure, a 5xx or a lost race (cancelled while the client still
 /// waits) is a strike, and after <see cref="HedgingOptions.EjectAfterStrikes"/> in a row YARP's own passive health
-/// state takes the destination out for its cluster's reactivation period. A download's body is read on elsewhere if its
-/// destination stops mid-way (<see cref="ResumingRangeContent"/>). Each attempt is a span
+/// state takes the destination out for its cluster's reactivation period. A download's body, and the Catalog's product
+/// list, are read on elsewhere if their destination stops mid-way (<see cref="ResumingRangeContent"/>,
+/// <see cref="ResumingCatalogContent{TOptions}"/>). Each attempt is a span
 /// (<c>destination attempt 2 (hedge)</c>, with <c>gateway.destination</c>, <c>gateway.attempt.kind</c> and
 /// <c>gateway.attempt.outcome</c>) and a count in <c>httpperf.gateway.attempts</c>.
 /// Its page: docs/pitfalls/Frontend.Replicas.md.
@@ -77,6 +79,12 @@ internal sealed partial class DestinationRouting(
                     // A download: its body can be read on from another destination if this one stops mid-way.
                     response.Content = new ResumingRangeContent(response, call, (rest, token) => base.SendAsync(rest, token), silence, budget, options.Value.MaxResumes, logger);
                 }
+                else if (call.ResumesAfterId && response.StatusCode == HttpStatusCode.OK)
+                {
+                    // The Catalog's product list: the products after the last whole one, from another destination.
+                    response.Content = new ResumingCatalogContent<HedgingOptions>(response, (after, silent, token) => RestOfCatalogAsync(request, call, after, silent, token),
+                        silence, budget, options.Value.MaxResumes, logger);
+                }
             }
 
             return response;
@@ -103,6 +111,19 @@ internal sealed partial class DestinationRouting(
             span?.SetTag("gateway.attempt.outcome", outcome);
             Attempts.Add(1, new("proxy.route_id", call.Route), new("gateway.attempt.kind", kind), new("gateway.attempt.outcome", outcome));
         }
+    }
+
+    // GET /catalog/products?after={id} of another destination, as the first attempt was sent but for its query.
+    private Task<HttpResponseMessage> RestOfCatalogAsync(HttpRequestMessage first, HedgedCall call, int after, string silent, CancellationToken cancellationToken)
+    {
+        if (call.Elsewhere(silent) is not var (_, address))
+        {
+            throw new IOException($"No destination of {call.Cluster} but {silent} is left to read the rest of the catalog from.");
+        }
+
+        var rest = HedgedRequests.Copy(first);
+        rest.RequestUri = new Uri($"{address.GetLeftPart(UriPartial.Path)}?after={after}");
+        return base.SendAsync(rest, cancellationToken);
     }
 
     private void Clear(DestinationState destination)

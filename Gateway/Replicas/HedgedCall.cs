@@ -25,6 +25,9 @@ internal sealed class HedgedCall(IReverseProxyFeature proxy, IReadOnlyList<Desti
     /// <summary>Whether a slow attempt is hedged, not only a failed one sent again.</summary>
     public bool WhenSlow { get; } = whenSlow;
 
+    /// <summary>Whether the route is the Catalog's product list, whose body can be read on after the last whole product (route metadata <c>"Resume": "AfterId"</c>).</summary>
+    public bool ResumesAfterId { get; } = proxy.Route.Config.Metadata?.GetValueOrDefault("Resume") == "AfterId";
+
     /// <summary>Whether the client has gone: then a cancelled attempt says nothing about its destination.</summary>
     public bool CallerLeft => caller.IsCancellationRequested;
 

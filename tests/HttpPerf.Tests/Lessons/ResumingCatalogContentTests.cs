@@ -12,7 +12,7 @@ using CatalogProduct = Frontend.Api.CatalogClient.CatalogProduct;
 namespace HttpPerf.Tests.Lessons;
 
 /// <summary>
-/// Frontend.Replicas' resumed read (Frontend.Api/Replicas/ResumingCatalogContent.cs): the Catalog's array cut at every
+/// Frontend.Replicas' resumed read (ServiceDefaults/Hedging/ResumingCatalogContent.cs): the Catalog's array cut at every
 /// byte by a replica that fails there, or stalled after its last product by one that goes silent, is read on from
 /// another replica's keyset read (<c>?after={id}</c>) and comes out byte for byte the whole array; text that looks like
 /// JSON structure (an <c>"id"</c>, braces, brackets) does not move the cut.
@@ -69,11 +69,11 @@ public sealed class ResumingCatalogContentTests
         Assert.Single(asked);
     }
 
-    private static ResumingCatalogContent Content(Source first, List<int> asked, int maxResumes, TimeSpan silence, bool restFails = false)
+    private static ResumingCatalogContent<ReplicaOptions> Content(Source first, List<int> asked, int maxResumes, TimeSpan silence, bool restFails = false)
     {
         var options = Options.Create(new ReplicaOptions { SilenceFloor = silence, SilenceCeiling = silence, MaxResumes = maxResumes });
         var response = Response(first, "replica-a:1");
-        return new ResumingCatalogContent(
+        return new ResumingCatalogContent<ReplicaOptions>(
             response,
             (after, silentReplica, _) =>
             {

@@ -1,18 +1,18 @@
 using System.Buffers;
+using System.Buffers.Text;
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
 using System.Net;
-using System.Buffers.Text;
-using HttpPerf.ServiceDefaults.Contract;
-using HttpPerf.ServiceDefaults.Hedging;
 using HttpPerf.ServiceDefaults.Http;
 using HttpPerf.ServiceDefaults.Telemetry;
+using Microsoft.Extensions.Logging;
 
-namespace Frontend.Api.Replicas;
+namespace HttpPerf.ServiceDefaults.Hedging;
 
 /// <summary>
-/// The Catalog's product list as Frontend.Replicas' optimized rung hands it to every Frontend.CatalogClient rung: the
-/// same JSON array, read on. Hedging acts before the headers; this covers the body. The bytes pass through as they
+/// The Catalog's product list, read on from another replica when its own stops mid-body: as Frontend.Replicas'
+/// optimized rung hands it to every Frontend.CatalogClient rung, and as the Gateway relays <c>/api/catalog/products</c>.
+/// The same JSON array, read on. Hedging acts before the headers; this covers the body. The bytes pass through as they
 /// arrive, held back only to the end of the last product that has arrived whole (found by the bytes that start the
 /// next one: see <c>Scan</c>). When the replica goes silent for
 /// longer than <see cref="BodySilence{TOptions}.Bound"/>, or its connection fails, the read asks another replica for the
@@ -23,10 +23,11 @@ namespace Frontend.Api.Replicas;
 /// <see cref="HedgeOptions.MaxResumes"/>, the read waits for its replica, as the naive rung always does.
 /// Its page: docs/pitfalls/Frontend.Replicas.md.
 /// </summary>
-public sealed class ResumingCatalogContent : WrappedContent
+public sealed class ResumingCatalogContent<TOptions> : WrappedContent
+    where TOptions : HedgeOptions
 {
     private static readonly Counter<long> Resumes = PerfTelemetry.Meter.CreateCounter<long>(
-        "httpperf.client.resumes", "{resume}", "Catalog reads resumed on another replica after theirs went silent or failed mid-body, by reason.");
+        "httpperf.catalog.resumes", "{resume}", "Catalog reads (Frontend.Api's, the Gateway's relays) resumed on another replica after theirs went silent or failed mid-body, by reason.");
 
     private readonly string _firstReplica;
     private readonly Resume _resume;
@@ -34,7 +35,7 @@ public sealed class ResumingCatalogContent : WrappedContent
     public delegate Task<HttpResponseMessage> Resume(int after, string silentReplica, CancellationToken cancellationToken);
 
     /// <summary>Wraps <paramref name="first"/>'s content, in its place: read it through this. Its length may change.</summary>
-    public ResumingCatalogContent(HttpResponseMessage first, Resume resume, BodySilence<ReplicaOptions> silence, HedgeBudget<ReplicaOptions> budget, int maxResumes, ILogger logger)
+    public ResumingCatalogContent(HttpResponseMessage first, Resume resume, BodySilence<TOptions> silence, HedgeBudget<TOptions> budget, int maxResumes, ILogger logger)
         : base(first.Content, keepsLength: false)
     {
         _firstReplica = Replica(first);
@@ -45,9 +46,9 @@ public sealed class ResumingCatalogContent : WrappedContent
         Logger = logger;
     }
 
-    private BodySilence<ReplicaOptions> Silence { get; }
+    private BodySilence<TOptions> Silence { get; }
 
-    private HedgeBudget<ReplicaOptions> Budget { get; }
+    private HedgeBudget<TOptions> Budget { get; }
 
     private int MaxResumes { get; }
 
@@ -55,11 +56,11 @@ public sealed class ResumingCatalogContent : WrappedContent
 
     protected override Stream Wrap(Stream body) => new ResumingStream(this, body, _firstReplica);
 
-    // The replica that answered: the attempt's message, its address rewritten by ReplicaRouting.
+    // The replica that answered: the attempt's message, its address rewritten by the routing handler.
     private static string Replica(HttpResponseMessage response) => response.RequestMessage?.RequestUri?.Authority ?? "unknown";
 
     /// <summary>The array's bytes, as far as its last whole product, from one replica and then, if need be, another.</summary>
-    private sealed class ResumingStream(ResumingCatalogContent owner, Stream body, string replica) : ReadOnlyStream
+    private sealed class ResumingStream(ResumingCatalogContent<TOptions> owner, Stream body, string replica) : ReadOnlyStream
     {
         private byte[] _buffer = ArrayPool<byte>.Shared.Rent(64 * 1024);
         private int _start; // the next byte to hand on
@@ -180,8 +181,7 @@ public sealed class ResumingCatalogContent : WrappedContent
             span?.SetTag("catalog.replica", silent);
             span?.SetTag("catalog.resume.after", _lastWhole);
             span?.SetTag("catalog.resume.reason", why);
-            Resumes.Add(1, new(PerfTelemetry.FlagTag, Pitfalls.FrontendReplicas), new(PerfTelemetry.VariantTag, PerfMode.Optimized),
-                new("catalog.resume.reason", why.StartsWith("silent", StringComparison.Ordinal) ? "silent" : "failed"));
+            Resumes.Add(1, new KeyValuePair<string, object?>("catalog.resume.reason", why.StartsWith("silent", StringComparison.Ordinal) ? "silent" : "failed"));
             owner.Logger.LogWarning("Catalog replica {Replica} {Why} mid-body after product {Id}: the rest asked of another replica", silent, why, _lastWhole);
 
             // The old source's partial product is dropped; the new source's bytes go after the last whole one.
