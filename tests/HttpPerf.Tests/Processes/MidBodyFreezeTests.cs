@@ -197,12 +197,21 @@ public sealed class MidBodyFreezeTests
         public int Count => Volatile.Read(ref _count);
     }
 
-    // The replica with a request in flight besides the /runtime call that asks.
+    // The replica sending a body now: a request in flight besides the /runtime call that asks, and its response bytes
+    // growing (a health probe in flight on the other replica is neither).
     private static async Task<ServiceProcess?> ServingReplicaAsync(IEnumerable<ServiceProcess> replicas)
     {
+        var before = new Dictionary<ServiceProcess, long>();
         foreach (var replica in replicas)
         {
-            if ((await replica.ReadRuntimeCountersAsync(Cancel)).ActiveRequests > 1)
+            before[replica] = (await replica.ReadRuntimeCountersAsync(Cancel)).ResponseBodyBytes;
+        }
+
+        await Task.Delay(30, Cancel);
+        foreach (var (replica, bytes) in before)
+        {
+            var now = await replica.ReadRuntimeCountersAsync(Cancel);
+            if (now.ActiveRequests > 1 && now.ResponseBodyBytes > bytes)
             {
                 return replica;
             }
