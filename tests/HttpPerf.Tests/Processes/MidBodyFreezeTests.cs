@@ -48,7 +48,7 @@ public sealed class MidBodyFreezeTests
         var random = new Random(seed);
         var report = new List<string>();
         var frozen = 0;
-        for (var i = 0; frozen < freezes && i < 3 * freezes; i++)
+        for (var i = 0; frozen < freezes && i < 8 * freezes; i++)
         {
             var list = GetAsync(client, path);
             // A random moment inside the body: between a twentieth and two fifths of a healthy product list (the
