@@ -74,7 +74,7 @@ internal static class ContainerMode
         if (!containers.Enabled)
         {
             var count = builder.ExecutionContext.IsRunMode ? processReplicas : 1;
-            return Service.FromProjects(name, count, instance => builder.AddProject<TProject>(instance));
+            return Service.FromProjects(name, count, instance => builder.AddProject<TProject>(instance)).WithMetricExportInterval();
         }
 
         var image = new ServiceImage(
@@ -83,7 +83,7 @@ internal static class ContainerMode
             SystemContract.Image(name),
             "dev");
         // LoadGen serves no API of its own, only its control endpoint (ServiceResourceExtensions.WithControlEndpoint).
-        return Service.FromImage(builder, name, image, replicas, containers.RuntimeArgs, httpEndpoint: name != SystemContract.LoadGen);
+        return Service.FromImage(builder, name, image, replicas, containers.RuntimeArgs, httpEndpoint: name != SystemContract.LoadGen).WithMetricExportInterval();
     }
 
     /// <summary>

@@ -22,6 +22,23 @@ public static class BenchCommand
         sweep.AcceptOnlyFromAmong(BenchRunner.SizeSweep, BenchRunner.ConcurrencySweep);
         var faults = new Option<bool>("--faults") { Description = "Measure Frontend.Replicas instead: the product list at 1 and 16 in flight, each rung, healthy, with one of two Catalog replicas frozen, and starved (root); writes docs/results/faults unless --out says otherwise. A 2,000-product catalog unless --products says otherwise." };
         var protocols = new Option<bool>("--protocols") { Description = "Measure Gateway.Upstream instead: products, catalog, upload and download through the Gateway over HTTP/1.1 and HTTP/2 to the services, side by side in one run; writes docs/results/protocols unless --out says otherwise." };
+        var asRun = new Option<bool>("--as-run") { Description = "Measure the system as it is run instead: CPU per request of each path and idle CPU, machine-wide, per process and the kernel's share, for the bare services (as bench starts them), the AppHost in process mode and in container mode (--phases), in one run; writes docs/results/as-run unless --out says otherwise." };
+        var phases = new Option<string>("--phases")
+        {
+            Description = $"With --as-run, the phases, comma-separated: {string.Join(", ", AsRunBench.AllPhases)}.",
+            DefaultValueFactory = _ => string.Join(",", AsRunBench.AllPhases),
+        };
+        phases.Validators.Add(result =>
+        {
+            var unknown = Split(result.GetValueOrDefault<string>() ?? "").Except(AsRunBench.AllPhases).ToList();
+            if (unknown.Count > 0)
+            {
+                result.AddError($"Unknown phase {string.Join(", ", unknown)}: use {string.Join(", ", AsRunBench.AllPhases)}.");
+            }
+        });
+        var idle = Positive("--idle", "With --as-run: seconds of each idle window.", 60);
+        var rate = Positive("--rate", "With --as-run: product lists a second under the AppHost, healthy and then with one Catalog replica frozen.", 4);
+        var freeze = Positive("--freeze", "With --as-run: seconds the Catalog replica stays frozen at --rate.", 60);
         var window = Positive("--window", "With --faults: seconds each row sends product lists for.", 20);
         var updateDocs = new Option<bool>("--update-docs") { Description = "Run nothing: re-render the tables that README.md and docs/ quote from the committed docs/results/bench/report.json." };
         var points = new Option<string?>("--points") { Description = "A sweep's points instead of the defaults, comma-separated: product counts (size) or requests in flight (concurrency)." };
@@ -49,7 +66,7 @@ public static class BenchCommand
 
         var command = new Command("bench", "Start the services per mode (naive, optimized, baseline), run every scenario, write the report.")
         {
-            output, scenario, sweep, faults, protocols, window, points, updateDocs, products, requests, concurrency, concurrentRequests, uploadMb, uploads, warmUp,
+            output, scenario, sweep, faults, protocols, asRun, phases, idle, rate, freeze, window, points, updateDocs, products, requests, concurrency, concurrentRequests, uploadMb, uploads, warmUp,
         };
         command.Validators.Add(result =>
         {
@@ -73,6 +90,11 @@ public static class BenchCommand
             if (parse.GetValue(faults))
             {
                 return await RunFaultsAsync(parse, output, products, window, cancellationToken);
+            }
+
+            if (parse.GetValue(asRun))
+            {
+                return await RunAsRunAsync(parse, output, phases, requests, uploadMb, idle, rate, freeze, cancellationToken);
             }
 
             if (parse.GetValue(protocols))
@@ -117,6 +139,31 @@ public static class BenchCommand
         await FaultBench.WriteAsync(options, rows, commandLine, cancellationToken);
         Console.WriteLine(await File.ReadAllTextAsync(Path.Combine(options.OutputDirectory, FaultBench.ReportFile), cancellationToken));
         return 0;
+    }
+
+    /// <summary>
+    /// <c>bench --as-run</c>: <see cref="AsRunBench"/>, its report written and printed. 30 warm-ups and 40 requests per path
+    /// (<c>--requests</c> changes the second), uploads of 10 MiB (<c>--upload-mb</c>), as LoadGen's default load sends.
+    /// </summary>
+    private static async Task<int> RunAsRunAsync(
+        ParseResult parse, Option<string?> output, Option<string> phases, Option<int> requests, Option<int> uploadMb, Option<int> idle, Option<int> rate, Option<int> freeze,
+        CancellationToken cancellationToken)
+    {
+        var options = new AsRunBench.Options(
+            parse.GetValue(output) ?? Path.Combine(LocalSystem.LocalSystem.RepositoryRoot(), "docs", "results", AsRunBench.Results),
+            Split(parse.GetValue(phases)!),
+            WarmUps: 30,
+            Requests: parse.GetResult(requests) is { Implicit: false } ? parse.GetValue(requests) : 40,
+            UploadMiB: parse.GetResult(uploadMb) is { Implicit: false } ? parse.GetValue(uploadMb) : 10,
+            Idle: TimeSpan.FromSeconds(parse.GetValue(idle)),
+            LocalSystem.LocalSystem.CurrentConfiguration,
+            Rate: parse.GetValue(rate),
+            Freeze: TimeSpan.FromSeconds(parse.GetValue(freeze)));
+        var result = await AsRunBench.RunAsync(options, line => Console.Error.WriteLine(line), cancellationToken);
+        var commandLine = string.Join(" ", ["dotnet run -c Release --project LoadGen --", .. parse.Tokens.Select(t => t.Value)]);
+        await AsRunBench.WriteAsync(options, result, commandLine, cancellationToken);
+        Console.WriteLine(await File.ReadAllTextAsync(Path.Combine(options.OutputDirectory, AsRunBench.ReportFile), cancellationToken));
+        return result.Notes.Count > 0 || result.Paths.Any(r => r.Failed > 0) || result.Rates.Any(r => r.HealthyFailed > 0 || r.OverBound > 0) ? 1 : 0;
     }
 
     /// <summary><c>bench --protocols</c>: <see cref="ProtocolBench"/>, its report written and printed.</summary>

@@ -15,10 +15,11 @@ namespace LoadGen.Control;
 /// machine and the same live load; each mode's latency goes into its own HdrHistogram. Bounded in time (each scenario
 /// gets its share of <see cref="Total"/>, the product list and the catalog, the headline figures, twice the others',
 /// at most <see cref="PerScenario"/>, and at most <see cref="MaxPairs"/> pairs; what is still in flight at
-/// <see cref="HardLimit"/> is cancelled) and in load (one request in flight). Each ratio comes with its spread: the
-/// ratio of the even pairs and of the odd pairs, two halves measured over the same seconds. Where they differ
-/// much, so will the next run; 25 s for all five scenarios left the product list's figure on 3 to 5 requests in
-/// container mode, and two runs a minute apart 0.10 and 0.22.
+/// <see cref="HardLimit"/> is cancelled) and in load (one request in flight). Each scenario first sends
+/// <see cref="WarmUpPairs"/> pairs it does not count: the live load follows the flags, so the other mode's code is
+/// still tier-0, and the first A/B 60 s after LoadGen's start said 0.12 for the product list where the next two said
+/// 0.19. Each ratio comes with its halves, the ratio of the first half of the pairs and of the second: where they
+/// differ by more than <see cref="SettledWithin"/>, the figure is still moving and the answer says it has not settled.
 /// </summary>
 public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile download)
 {
@@ -26,6 +27,12 @@ public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile downl
     public static readonly TimeSpan PerScenario = TimeSpan.FromSeconds(12);
     public static readonly TimeSpan HardLimit = TimeSpan.FromSeconds(55);
     public const int MaxPairs = 300;
+
+    /// <summary>Pairs sent and not counted before each scenario's figures.</summary>
+    public const int WarmUpPairs = 2;
+
+    /// <summary>How far apart the halves' ratios may be for a figure to count as settled.</summary>
+    public const double SettledWithin = 0.15;
 
     /// <summary>The scenarios a measurement covers when none is named: every pitfall, through its route.</summary>
     public static IReadOnlyList<string> Scenarios => Scenario.Known;
@@ -36,12 +43,18 @@ public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile downl
 
     /// <summary>
     /// One scenario's figures in one mode: the request count they rest on, errors, bytes moved per second busy, and the
-    /// p50 of the even and of the odd pairs' requests (the halves).
+    /// p50 of the first and of the second half of the pairs' requests (the halves).
     /// </summary>
     public sealed record Side(long Requests, long Errors, long ServedOtherwise, double? P50Ms, double? P99Ms, double? MegabytesPerSecond,
-        double? EvenP50Ms = null, double? OddP50Ms = null);
+        double? FirstHalfP50Ms = null, double? SecondHalfP50Ms = null);
 
-    public sealed record Row(string Scenario, string Route, Side Naive, Side Optimized);
+    public sealed record Row(string Scenario, string Route, Side Naive, Side Optimized)
+    {
+        /// <summary>Whether the halves' p50 ratios, optimized / naive, are within <see cref="SettledWithin"/> of each other.</summary>
+        public bool Settled =>
+            Optimized.FirstHalfP50Ms / Naive.FirstHalfP50Ms is { } first && Optimized.SecondHalfP50Ms / Naive.SecondHalfP50Ms is { } second
+            && Math.Abs(first - second) <= SettledWithin * Math.Max(first, second);
+    }
 
     public sealed record Result(IReadOnlyList<Row> Rows, TimeSpan Elapsed);
 
@@ -110,7 +123,8 @@ public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile downl
         var buffer = new byte[64 * 1024];
         var route = "";
         var clock = Stopwatch.StartNew();
-        for (long i = 0; !cancellationToken.IsCancellationRequested; i++)
+        var pairs = new List<(long Started, string Mode, long Sent, Exchange.Outcome Outcome)>();
+        for (long i = -2 * WarmUpPairs; !cancellationToken.IsCancellationRequested; i++)
         {
             // Whole pairs only, so both modes rest on as many requests; at least one pair.
             if (i % 2 == 0 && i >= 2 && (clock.Elapsed >= budget || i >= 2 * MaxPairs))
@@ -118,7 +132,7 @@ public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile downl
                 break;
             }
 
-            var (_, request) = load.Next(i);
+            var (_, request) = load.Next(Math.Max(i, 0));
             var mode = i % 2 == 0 ? PerfMode.Naive : PerfMode.Optimized;
             route = $"{request.Method} {Exchange.RouteOf(request)}";
             // An upload's body is generated as it is sent, with no Content-Length: count the file it carries.
@@ -134,7 +148,15 @@ public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile downl
                 break;
             }
 
-            sides[mode].Add(started, sent, outcome, evenPair: i / 2 % 2 == 0);
+            if (i >= 0)
+            {
+                pairs.Add((started, mode, sent, outcome));
+            }
+        }
+
+        for (var i = 0; i < pairs.Count; i++)
+        {
+            sides[pairs[i].Mode].Add(pairs[i].Started, pairs[i].Sent, pairs[i].Outcome, firstHalf: i / 2 < (pairs.Count / 2 + 1) / 2);
         }
 
         return new Row(name, route, sides[PerfMode.Naive].Side(), sides[PerfMode.Optimized].Side());
@@ -168,7 +190,14 @@ public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile downl
         {
             var (naive, optimized) = (row.Naive, row.Optimized);
             md.AppendLine(Invariant($"| {row.Scenario} {row.Route} | naive | {BenchReport.Count(naive.Requests)} | {BenchReport.Ms(naive.P50Ms)} | {BenchReport.Ms(naive.P99Ms)} | {BenchReport.Number(naive.MegabytesPerSecond)} | | | |"));
-            md.AppendLine(Invariant($"| | optimized | {BenchReport.Count(optimized.Requests)} | {BenchReport.Ms(optimized.P50Ms)} | {BenchReport.Ms(optimized.P99Ms)} | {BenchReport.Number(optimized.MegabytesPerSecond)} | {BenchReport.Ratio(optimized.P50Ms, naive.P50Ms)} | {BenchReport.Ratio(optimized.EvenP50Ms, naive.EvenP50Ms)}, {BenchReport.Ratio(optimized.OddP50Ms, naive.OddP50Ms)} | {BenchReport.Ratio(optimized.MegabytesPerSecond, naive.MegabytesPerSecond)} |"));
+            md.AppendLine(Invariant($"| | optimized | {BenchReport.Count(optimized.Requests)} | {BenchReport.Ms(optimized.P50Ms)} | {BenchReport.Ms(optimized.P99Ms)} | {BenchReport.Number(optimized.MegabytesPerSecond)} | {BenchReport.Ratio(optimized.P50Ms, naive.P50Ms)} | {BenchReport.Ratio(optimized.FirstHalfP50Ms, naive.FirstHalfP50Ms)}, {BenchReport.Ratio(optimized.SecondHalfP50Ms, naive.SecondHalfP50Ms)} | {BenchReport.Ratio(optimized.MegabytesPerSecond, naive.MegabytesPerSecond)} |"));
+        }
+
+        var moving = result.Rows.Where(r => !r.Settled).Select(r => r.Scenario).ToList();
+        if (moving.Count > 0)
+        {
+            md.AppendLine();
+            md.AppendLine(Invariant($"Not settled: {string.Join(", ", moving)}. The first and the second half of the pairs differ by more than {SettledWithin:P0}, so the figure is still moving (code still compiling, a load that changed): measure again."));
         }
 
         var errors = result.Rows.Sum(r => r.Naive.Errors + r.Optimized.Errors);
@@ -186,13 +215,13 @@ public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile downl
     private sealed class Tally(string mode)
     {
         private readonly ModeStats _stats = new("");
-        private readonly ModeStats _even = new("");
-        private readonly ModeStats _odd = new("");
+        private readonly ModeStats _first = new("");
+        private readonly ModeStats _second = new("");
         private long _busyTicks;
         private long _errors;
         private long _servedOtherwise;
 
-        public void Add(long started, long sentBytes, Exchange.Outcome outcome, bool evenPair)
+        public void Add(long started, long sentBytes, Exchange.Outcome outcome, bool firstHalf)
         {
             if (!outcome.Ok)
             {
@@ -206,7 +235,7 @@ public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile downl
             {
                 _busyTicks += outcome.EndTimestamp - started;
                 _stats.Record(started, sentBytes + outcome.Bytes, ok: true, outcome.HeadersTimestamp, outcome.EndTimestamp);
-                (evenPair ? _even : _odd).Record(started, sentBytes + outcome.Bytes, ok: true, outcome.HeadersTimestamp, outcome.EndTimestamp);
+                (firstHalf ? _first : _second).Record(started, sentBytes + outcome.Bytes, ok: true, outcome.HeadersTimestamp, outcome.EndTimestamp);
             }
         }
 
@@ -219,7 +248,7 @@ public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile downl
 
             var seconds = _busyTicks / (double)Stopwatch.Frequency;
             return new Side(_stats.Count, _errors, _servedOtherwise, _stats.PercentileMs(50), _stats.PercentileMs(99), _stats.Bytes / 1e6 / Math.Max(seconds, 1e-6),
-                _even.Count > 0 ? _even.PercentileMs(50) : null, _odd.Count > 0 ? _odd.PercentileMs(50) : null);
+                _first.Count > 0 ? _first.PercentileMs(50) : null, _second.Count > 0 ? _second.PercentileMs(50) : null);
         }
     }
 }

@@ -138,7 +138,7 @@ public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
         Assert.Equal(200, (await Http.GetAsync(fixture.Gateway, "/api/catalog/export")).Status);
         Assert.True(await WaitUntilAsync(() => receiver.Spans().Any(s => s.Service == "gateway" && s.Name == "GET /api/catalog/export")));
 
-        // YARP probes the Catalog's /health every 2 s (Gateway/appsettings.json), and the Catalog's routing counter
+        // YARP probes the Catalog's /health every 5 s (Gateway/appsettings.json), and the Catalog's routing counter
         // counts each probe: two more rounds have run, and their spans had time to leave (batches every 200 ms).
         var before = CatalogHealthRequests(receiver);
         Assert.True(await WaitUntilAsync(() => CatalogHealthRequests(receiver) >= before + 2), $"the Catalog's /health count stayed at {before}");

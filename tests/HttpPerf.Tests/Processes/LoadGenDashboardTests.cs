@@ -242,7 +242,7 @@ public sealed class LoadGenDashboardTests(SmallSystemFixture fixture)
         Assert.True(Number(naive[5]) > 0 && Number(optimized[5]) > 0);
         Assert.Equal(optimizedP50 / naiveP50, Number(optimized[6]), tolerance: 0.02 + optimizedP50 / naiveP50 * 0.02);
 
-        // The spread: the ratio of the even pairs and of the odd pairs, the whole run's between them (or near: a
+        // The spread: the ratio of the first half of the pairs and of the second, the whole run's between them (or near: a
         // median of the whole is not always between the medians of its halves, but within their range's rounding).
         var halves = optimized[7].Split(", ").Select(Number).ToList();
         Assert.Equal(2, halves.Count);

@@ -1,0 +1,504 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using HttpPerf.ServiceDefaults.Contract;
+using LoadGen.Load;
+using LoadGen.LocalSystem;
+using static System.FormattableString;
+
+namespace LoadGen.Bench;
+
+/// <summary>
+/// <c>bench --as-run</c>: what the system costs as a user runs it, against what the bench's bare services cost, in one
+/// run on one machine (docs/cost.md). Phases, in turn: <c>bare</c>, the services as the bench starts them (one process
+/// each, no telemetry exported); <c>process</c>, the README's command, <c>dotnet run -c Release --project AppHost</c>;
+/// <c>containers</c>, the same with <c>-- --containers</c>. The AppHost is started by its own command, not by
+/// Aspire.Hosting.Testing, because what is measured includes the AppHost's process and the client must not share it.
+/// Each path (the product list, the catalog, an upload, a download), every hop forced optimized (<c>X-Perf-Mode</c>):
+/// warm-up requests, then requests one at a time, with the machine's CPU (<c>/proc/stat</c>) and every process's
+/// (<c>/proc/&lt;pid&gt;/stat</c>, by <see cref="CpuAccount.GroupOf"/>) read around them. Idle: the same readings
+/// over a window with no client, right after the system is up and after the requests.
+/// </summary>
+public static class AsRunBench
+{
+    public const string Bare = "bare";
+    public const string Process = "process";
+    public const string Containers = "containers";
+    public const string Results = "as-run";
+    public const string ReportFile = "report.md";
+    public const string JsonFile = "report.json";
+
+    public static readonly string[] AllPhases = [Bare, Process, Containers];
+
+    /// <summary>The services' own processes: what "the services' CPU" sums.</summary>
+    public static readonly string[] ServiceGroups = ["Gateway", "Frontend.Api", "Catalog.Api", "Uploads.Api"];
+
+    private static readonly string[] Paths = ["products", "catalog", "upload", "download"];
+
+    /// <summary>Where the AppHost's Gateway answers, the launch profile's address the README names.</summary>
+    private static readonly Uri AppHostGateway = new("http://localhost:5100");
+
+    public sealed record Options(string OutputDirectory, IReadOnlyList<string> Phases, int WarmUps, int Requests, int UploadMiB, TimeSpan Idle, string Configuration,
+        double Rate = 4, TimeSpan? Healthy = null, TimeSpan? Freeze = null);
+
+    /// <summary>One path in one phase: the client's view, and CPU milliseconds per request by where they went.</summary>
+    public sealed record PathRow(
+        string Phase, string Path, long Requests, long Failed, double P50Ms, double P99Ms,
+        double MachineMs, double ServicesMs, double InNoProcessMs, IReadOnlyDictionary<string, double> GroupMs);
+
+    /// <summary>A window with no client: percent of one core, by where it went.</summary>
+    public sealed record IdleRow(string Phase, string When, double Seconds, double MachinePercent, double InNoProcessPercent, IReadOnlyDictionary<string, double> GroupPercent);
+
+    /// <summary>
+    /// Product lists at a steady rate (an open model: latency from each request's intended start): healthy, then with one
+    /// Catalog.Api replica frozen (SIGSTOP, as the dashboard's freeze command), then thawed. <paramref name="OverBound"/>
+    /// counts requests sent during the freeze slower than the healthy p99 + 1 s.
+    /// </summary>
+    public sealed record RateRow(
+        string Phase, double PerSecond, long HealthyRequests, long HealthyFailed, double HealthyP50Ms, double HealthyP99Ms,
+        double FreezeSeconds, long FrozenRequests, long FrozenFailed, double FrozenSlowestMs, long OverBound);
+
+    public sealed record Result(IReadOnlyList<PathRow> Paths, IReadOnlyList<IdleRow> Idle, IReadOnlyList<RateRow> Rates, IReadOnlyList<string> Notes);
+
+    public static async Task<Result> RunAsync(Options options, Action<string> progress, CancellationToken cancellationToken)
+    {
+        var paths = new List<PathRow>();
+        var idle = new List<IdleRow>();
+        var rates = new List<RateRow>();
+        var notes = new List<string>();
+        foreach (var phase in AllPhases.Where(options.Phases.Contains))
+        {
+            progress($"{phase}: starting");
+            try
+            {
+                await using var system = await StartAsync(phase, options, cancellationToken);
+                progress($"{phase}: up at {system.Gateway}");
+                using var client = new HttpClient { BaseAddress = system.Gateway, Timeout = TimeSpan.FromMinutes(5) };
+                idle.Add(await IdleAsync(phase, "first minute up", options.Idle, progress, cancellationToken));
+
+                var uploadBytes = options.UploadMiB * 1_048_576L;
+                var download = await SyntheticFileContent.StoreAsync(client, uploadBytes, cancellationToken);
+                foreach (var path in Paths)
+                {
+                    paths.Add(await MeasureAsync(phase, path, client, () => Request(path, uploadBytes, download), options, progress, cancellationToken));
+                }
+
+                using (var delete = await client.DeleteAsync($"/api/uploads/{download}", cancellationToken))
+                {
+                    delete.EnsureSuccessStatusCode();
+                }
+
+                // Settled: what the requests left behind (a GC, the page cache's writeback of the uploads) is over.
+                await Task.Delay(TimeSpan.FromSeconds(30), cancellationToken);
+                idle.Add(await IdleAsync(phase, "30 s after the requests", options.Idle, progress, cancellationToken));
+                if (phase != Bare)
+                {
+                    rates.Add(await RateAsync(phase, client, options, progress, cancellationToken));
+                }
+            }
+            catch (Exception error) when (error is InvalidOperationException or HttpRequestException or TimeoutException)
+            {
+                progress($"{phase}: {error.Message}");
+                notes.Add($"{phase}: not measured: {error.Message}");
+            }
+        }
+
+        return new Result(paths, idle, rates, notes);
+    }
+
+    /// <summary>Product lists at <see cref="Options.Rate"/> a second: healthy, then one Catalog replica frozen, then thawed.</summary>
+    private static async Task<RateRow> RateAsync(string phase, HttpClient client, Options options, Action<string> progress, CancellationToken cancellationToken)
+    {
+        var healthy = options.Healthy ?? TimeSpan.FromSeconds(30);
+        var freeze = options.Freeze ?? TimeSpan.FromSeconds(60);
+        var replica = CpuAccount.Processes("Catalog.Api").Max();
+        progress(Invariant($"{phase}: product lists at {options.Rate}/s, {healthy.TotalSeconds:0} s healthy, then Catalog.Api {replica} frozen {freeze.TotalSeconds:0} s"));
+        var clock = Stopwatch.StartNew();
+        var frozenAt = healthy.TotalSeconds;
+        var thawedAt = frozenAt + freeze.TotalSeconds;
+        var fault = Task.Run(async () =>
+        {
+            await Task.Delay(healthy, cancellationToken);
+            await ProcessFaults.FreezeAsync(replica);
+            frozenAt = clock.Elapsed.TotalSeconds;
+            try
+            {
+                await Task.Delay(freeze, cancellationToken);
+            }
+            finally
+            {
+                await ProcessFaults.ThawAsync(replica);
+                thawedAt = clock.Elapsed.TotalSeconds;
+            }
+        }, cancellationToken);
+        var sent = await PaceAsync(client, () => Request("products", 0, ""), options.Rate, healthy + freeze + TimeSpan.FromSeconds(10), clock, cancellationToken);
+        await fault;
+
+        // Healthy: the last two thirds before the freeze, past whatever the rate's start stirred up.
+        var before = sent.Where(r => r.At >= frozenAt / 3 && r.At < frozenAt).ToList();
+        var stats = new ModeStats("healthy");
+        foreach (var r in before.Where(r => r.Ok))
+        {
+            stats.Record(startTimestamp: 0, r.Bytes, ok: true, endTimestamp: (long)(r.Ms / 1000 * Stopwatch.Frequency));
+        }
+
+        var p99 = stats.Count > 0 ? stats.PercentileMs(99) : double.NaN;
+        var during = sent.Where(r => r.At >= frozenAt && r.At < thawedAt).ToList();
+        var row = new RateRow(phase, options.Rate, before.Count, before.Count(r => !r.Ok), stats.Count > 0 ? stats.PercentileMs(50) : double.NaN, p99,
+            thawedAt - frozenAt, during.Count, during.Count(r => !r.Ok), during.Count > 0 ? during.Max(r => r.Ms) : 0, during.Count(r => !r.Ok || r.Ms > p99 + 1000));
+        progress(Invariant($"{phase}: healthy p50 {row.HealthyP50Ms:0} ms, p99 {row.HealthyP99Ms:0} ms, {row.HealthyFailed} of {row.HealthyRequests} failed; frozen: {row.FrozenRequests} sent, {row.FrozenFailed} failed, slowest {row.FrozenSlowestMs:0} ms, {row.OverBound} over healthy p99 + 1 s"));
+        return row;
+    }
+
+    /// <summary>Requests at <paramref name="perSecond"/>, each timed from its intended start, whatever is still in flight.</summary>
+    private static async Task<List<(double At, double Ms, bool Ok, long Bytes)>> PaceAsync(
+        HttpClient client, Func<HttpRequestMessage> request, double perSecond, TimeSpan duration, Stopwatch clock, CancellationToken cancellationToken)
+    {
+        var sent = new List<(double At, double Ms, bool Ok, long Bytes)>();
+        var inFlight = new List<Task>();
+        var start = clock.Elapsed.TotalSeconds;
+        for (var i = 0; start + i / perSecond < start + duration.TotalSeconds; i++)
+        {
+            var due = start + i / perSecond;
+            if (due - clock.Elapsed.TotalSeconds is > 0 and var wait)
+            {
+                await Task.Delay(TimeSpan.FromSeconds(wait), cancellationToken);
+            }
+
+            inFlight.Add(Task.Run(async () =>
+            {
+                var outcome = await Exchange.SendAsync(client, request(), new byte[64 * 1024], cancellationToken);
+                lock (sent)
+                {
+                    sent.Add((due, (clock.Elapsed.TotalSeconds - due) * 1000, outcome.Ok, outcome.Bytes));
+                }
+            }, cancellationToken));
+        }
+
+        await Task.WhenAll(inFlight);
+        return sent;
+    }
+
+    private static HttpRequestMessage Request(string path, long uploadBytes, string download)
+    {
+        var request = path switch
+        {
+            "products" => new HttpRequestMessage(HttpMethod.Get, "/api/products"),
+            "catalog" => new HttpRequestMessage(HttpMethod.Get, "/api/catalog/products"),
+            "upload" => new HttpRequestMessage(HttpMethod.Post, "/api/uploads") { Content = SyntheticFileContent.Create(uploadBytes) }.DeletesWhatItCreates("/api", "/api/uploads/{id}"),
+            "download" => new HttpRequestMessage(HttpMethod.Get, $"/api/uploads/{download}"),
+            _ => throw new ArgumentOutOfRangeException(nameof(path), path, null),
+        };
+        request.Headers.Add(PerfMode.RequestHeader, PerfMode.Optimized);
+        return request;
+    }
+
+    /// <summary>Warm-up requests, then requests one at a time with the CPU read around them.</summary>
+    private static async Task<PathRow> MeasureAsync(
+        string phase, string path, HttpClient client, Func<HttpRequestMessage> request, Options options, Action<string> progress, CancellationToken cancellationToken)
+    {
+        await LoadRunner.RunAsync(client, _ => ("warm-up", request()), options.WarmUps, concurrency: 1, cancellationToken);
+        var before = CpuAccount.Take();
+        var stats = (await LoadRunner.RunAsync(client, _ => (path, request()), options.Requests, concurrency: 1, cancellationToken, keysInOrder: [path]))[0];
+        var spent = CpuAccount.Take().Since(before);
+        double PerRequest(double seconds) => seconds * 1000 / Math.Max(1, stats.Count);
+        var row = new PathRow(
+            phase, path, stats.Count, stats.Errors, stats.PercentileMs(50), stats.PercentileMs(99),
+            PerRequest(spent.MachineLess(CpuAccount.Client)),
+            PerRequest(ServiceGroups.Sum(spent.Of)),
+            PerRequest(spent.InNoProcess),
+            spent.Groups.Where(g => g.Key != CpuAccount.Client && g.Value.Seconds > 0).ToDictionary(g => g.Key, g => PerRequest(g.Value.Seconds)));
+        progress(Invariant($"{phase}, {path}: {row.Requests} requests, {row.Failed} failed, p50 {row.P50Ms:0} ms; CPU ms per request: machine {row.MachineMs:0.0}, services {row.ServicesMs:0.0}, in no process {row.InNoProcessMs:0.0}"));
+        return row;
+    }
+
+    private static async Task<IdleRow> IdleAsync(string phase, string when, TimeSpan window, Action<string> progress, CancellationToken cancellationToken)
+    {
+        var before = CpuAccount.Take();
+        await Task.Delay(window, cancellationToken);
+        var spent = CpuAccount.Take().Since(before);
+        double Percent(double seconds) => seconds / spent.Wall * 100;
+        var row = new IdleRow(phase, when, spent.Wall, Percent(spent.MachineLess(CpuAccount.Client)), Percent(spent.InNoProcess),
+            spent.Groups.Where(g => g.Key != CpuAccount.Client && g.Value.Seconds > 0).ToDictionary(g => g.Key, g => Percent(g.Value.Seconds)));
+        progress(Invariant($"{phase}, idle ({when}): machine {row.MachinePercent:0.0}% of a core, in no process {row.InNoProcessPercent:0.0}%"));
+        return row;
+    }
+
+    /// <summary>A running system to measure: its Gateway's address, and what stops it.</summary>
+    private sealed class RunningSystem(Uri gateway, Func<ValueTask> stop) : IAsyncDisposable
+    {
+        public Uri Gateway { get; } = gateway;
+
+        public ValueTask DisposeAsync() => stop();
+    }
+
+    private static async Task<RunningSystem> StartAsync(string phase, Options options, CancellationToken cancellationToken)
+    {
+        if (phase == Bare)
+        {
+            var local = await LocalSystem.LocalSystem.StartAsync(new LocalSystemOptions { Configuration = options.Configuration }, cancellationToken);
+            return new RunningSystem(local.Gateway.BaseAddress, local.DisposeAsync);
+        }
+
+        var apphost = await AppHostProcess.StartAsync(phase == Containers, options.Configuration, cancellationToken);
+        return new RunningSystem(AppHostGateway, apphost.DisposeAsync);
+    }
+
+    /// <summary>
+    /// The AppHost as the README starts it, <c>dotnet run -c Release --project AppHost</c> (with <c>-- --containers</c>),
+    /// ready once a product list and a catalog come back through its Gateway; stopped with SIGTERM, as its console's
+    /// Ctrl+C would, so DCP removes what it started.
+    /// </summary>
+    private sealed class AppHostProcess : IAsyncDisposable
+    {
+        private readonly System.Diagnostics.Process _run;
+        private readonly StringBuilder _log = new();
+
+        private AppHostProcess(System.Diagnostics.Process run) => _run = run;
+
+        public static async Task<AppHostProcess> StartAsync(bool containers, string configuration, CancellationToken cancellationToken)
+        {
+            using var probe = new HttpClient { BaseAddress = AppHostGateway, Timeout = TimeSpan.FromSeconds(2) };
+            if (await AnswersAsync(probe, "/health", cancellationToken))
+            {
+                throw new InvalidOperationException($"Something already answers at {AppHostGateway}: stop it (an AppHost already running?) and run again.");
+            }
+
+            var start = new ProcessStartInfo("dotnet")
+            {
+                WorkingDirectory = LocalSystem.LocalSystem.RepositoryRoot(),
+                RedirectStandardOutput = true,
+                RedirectStandardError = true,
+            };
+            foreach (var argument in (string[])["run", "-c", configuration, "--project", "AppHost", .. containers ? (string[])["--", "--containers"] : []])
+            {
+                start.ArgumentList.Add(argument);
+            }
+
+            var apphost = new AppHostProcess(System.Diagnostics.Process.Start(start) ?? throw new InvalidOperationException("dotnet did not start."));
+            apphost._run.OutputDataReceived += (_, e) => apphost.Keep(e.Data);
+            apphost._run.ErrorDataReceived += (_, e) => apphost.Keep(e.Data);
+            apphost._run.BeginOutputReadLine();
+            apphost._run.BeginErrorReadLine();
+            try
+            {
+                // Container mode may build four images with the SDK first.
+                await apphost.WaitUntilServingAsync(TimeSpan.FromMinutes(containers ? 20 : 5), cancellationToken);
+                return apphost;
+            }
+            catch
+            {
+                await apphost.DisposeAsync();
+                throw;
+            }
+        }
+
+        private void Keep(string? line)
+        {
+            lock (_log)
+            {
+                _log.AppendLine(line);
+                if (_log.Length > 20_000)
+                {
+                    _log.Remove(0, _log.Length - 10_000);
+                }
+            }
+        }
+
+        private async Task WaitUntilServingAsync(TimeSpan timeout, CancellationToken cancellationToken)
+        {
+            using var client = new HttpClient { BaseAddress = AppHostGateway, Timeout = TimeSpan.FromSeconds(30) };
+            var until = Stopwatch.GetTimestamp() + (long)(timeout.TotalSeconds * Stopwatch.Frequency);
+            while (Stopwatch.GetTimestamp() < until)
+            {
+                if (_run.HasExited)
+                {
+                    throw new InvalidOperationException($"The AppHost ended with {_run.ExitCode} before it served: {Tail()}");
+                }
+
+                if (await AnswersAsync(client, "/api/products", cancellationToken) && await AnswersAsync(client, "/api/catalog/products", cancellationToken))
+                {
+                    return;
+                }
+
+                await Task.Delay(TimeSpan.FromSeconds(2), cancellationToken);
+            }
+
+            throw new TimeoutException($"The AppHost's Gateway did not serve a product list and a catalog within {timeout.TotalMinutes:0} min: {Tail()}");
+        }
+
+        private string Tail()
+        {
+            lock (_log)
+            {
+                var text = _log.ToString();
+                return text.Length > 2_000 ? text[^2_000..] : text;
+            }
+        }
+
+        public async ValueTask DisposeAsync()
+        {
+            if (!_run.HasExited)
+            {
+                // The AppHost itself, under dotnet run: SIGTERM is what it stops on (it ignores SIGINT in the background).
+                var apphost = ProcessFaults.WithDescendants(_run.Id)
+                    .FirstOrDefault(pid => CpuAccount.GroupOf(ReadCommandLine(pid)) == "AppHost");
+                await ProcessFaults.RunAsync("kill", "-TERM", (apphost == 0 ? _run.Id : apphost).ToString(CultureInfo.InvariantCulture));
+                using var wait = new CancellationTokenSource(TimeSpan.FromMinutes(2));
+                try
+                {
+                    await _run.WaitForExitAsync(wait.Token);
+                }
+                catch (OperationCanceledException)
+                {
+                    _run.Kill(entireProcessTree: true);
+                }
+            }
+
+            _run.Dispose();
+        }
+
+        private static string ReadCommandLine(int pid)
+        {
+            try
+            {
+                return File.ReadAllText($"/proc/{pid}/cmdline").Replace('\0', ' ');
+            }
+            catch (IOException)
+            {
+                return "";
+            }
+        }
+    }
+
+    private static async Task<bool> AnswersAsync(HttpClient client, string path, CancellationToken cancellationToken)
+    {
+        try
+        {
+            using var request = new HttpRequestMessage(HttpMethod.Get, path);
+            request.Headers.Add(PerfMode.RequestHeader, PerfMode.Optimized);
+            using var response = await client.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cancellationToken);
+            await response.Content.CopyToAsync(Stream.Null, cancellationToken);
+            return response.IsSuccessStatusCode;
+        }
+        catch (Exception error) when (error is HttpRequestException or TaskCanceledException or IOException)
+        {
+            return false;
+        }
+    }
+
+    public static async Task WriteAsync(Options options, Result result, string commandLine, CancellationToken cancellationToken)
+    {
+        Directory.CreateDirectory(options.OutputDirectory);
+        await File.WriteAllTextAsync(Path.Combine(options.OutputDirectory, JsonFile), JsonSerializer.Serialize(result, new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }), cancellationToken);
+        var report = new StringBuilder()
+            .AppendLine("# What the system costs as it is run, against the bench's bare services")
+            .AppendLine()
+            .AppendLine(CultureInfo.InvariantCulture, $"`{commandLine}`, {DateTime.UtcNow:yyyy-MM-dd}, {Environment.ProcessorCount} cores, one run on one machine.")
+            .AppendLine("Phases: `bare`, the services as `bench` starts them (one process each, no telemetry exported); `process`, the")
+            .AppendLine("README's `dotnet run -c Release --project AppHost`; `containers`, the same with `-- --containers`. Every request")
+            .AppendLine(CultureInfo.InvariantCulture, $"forced optimized at every hop (`X-Perf-Mode`); per path {options.WarmUps} warm-ups, then {options.Requests} requests one at a time;")
+            .AppendLine(CultureInfo.InvariantCulture, $"uploads and downloads of {options.UploadMiB} MiB (each upload deleted once answered, inside the window). CPU per request:")
+            .AppendLine("`machine` is `/proc/stat`'s busy time less the client's own process; `services` the four services' processes")
+            .AppendLine("(`/proc/<pid>/stat`); `in no process` the machine's less every living process's: the kernel's own work and")
+            .AppendLine("processes that ended in the window. `÷ bare` divides the machine's CPU per request by the bare services' own, the")
+            .AppendLine("figure the bench reports.")
+            .AppendLine()
+            .AppendLine(Table(result.Paths))
+            .AppendLine()
+            .AppendLine("## Where it went, CPU ms per request")
+            .AppendLine()
+            .AppendLine("A column sums a group's processes: under the AppHost two Catalog.Api replicas, in containers two of each service")
+            .AppendLine("but the Gateway. `other` is every process of the machine that is no part of the system.")
+            .AppendLine()
+            .AppendLine(GroupTable(result.Paths.Select(r => ($"{r.Path}, {r.Phase}", r.GroupMs)).ToList(), "0.0"))
+            .AppendLine()
+            .AppendLine(CultureInfo.InvariantCulture, $"## Idle: no client, {options.Idle.TotalSeconds:0} s, percent of one core")
+            .AppendLine()
+            .AppendLine(IdleTable(result.Idle))
+            .AppendLine()
+            .AppendLine(GroupTable(result.Idle.Select(r => ($"{r.Phase}, {r.When}", r.GroupPercent)).ToList(), "0.00"));
+        if (result.Rates.Count > 0)
+        {
+            report.AppendLine()
+                .AppendLine(CultureInfo.InvariantCulture, $"## Product lists at {options.Rate} a second, then one Catalog replica frozen")
+                .AppendLine()
+                .AppendLine("An open model (each request timed from its intended start, whatever is still in flight). Healthy: the last two")
+                .AppendLine("thirds of the time before the freeze. Frozen: a Catalog.Api process stopped (SIGSTOP, as the dashboard's freeze")
+                .AppendLine("command), every request sent until it is thawed; `over the bound` counts those failed or slower than the healthy p99 + 1 s.")
+                .AppendLine()
+                .AppendLine(RateTable(result.Rates));
+        }
+
+        foreach (var note in result.Notes)
+        {
+            report.AppendLine().AppendLine(note);
+        }
+
+        await File.WriteAllTextAsync(Path.Combine(options.OutputDirectory, ReportFile), report.ToString(), cancellationToken);
+    }
+
+    /// <summary>Each path in each phase: the client's p50, the machine's and the services' CPU per request, and the ratios.</summary>
+    public static string Table(IReadOnlyList<PathRow> rows)
+    {
+        var table = new StringBuilder()
+            .AppendLine("| path | phase | requests | failed | p50 ms | p99 ms | machine CPU ms/request | services' CPU ms/request | in no process | machine ÷ bare services' |")
+            .AppendLine("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        foreach (var row in rows.OrderBy(r => Array.IndexOf(Paths, r.Path)).ThenBy(r => Array.IndexOf(AllPhases, r.Phase)))
+        {
+            var bare = rows.FirstOrDefault(r => r.Path == row.Path && r.Phase == Bare);
+            table.AppendLine(Invariant($"| {row.Path} | {row.Phase} | {row.Requests:N0} | {row.Failed:N0} | {row.P50Ms:0} | {row.P99Ms:0} | {row.MachineMs:0.0} | {row.ServicesMs:0.0} | {row.InNoProcessMs:0.0} | {BenchReport.Ratio(row.MachineMs, bare?.ServicesMs)} |"));
+        }
+
+        var products = rows.Where(r => r.Path == "products").ToDictionary(r => r.Phase);
+        if (products.TryGetValue(Process, out var process) && products.TryGetValue(Containers, out var containers))
+        {
+            table.AppendLine($"| products | containers ÷ process | | | {BenchReport.Ratio(containers.P50Ms, process.P50Ms)} | | {BenchReport.Ratio(containers.MachineMs, process.MachineMs)} | {BenchReport.Ratio(containers.ServicesMs, process.ServicesMs)} | | |");
+        }
+
+        return table.ToString().TrimEnd();
+    }
+
+    public static string RateTable(IReadOnlyList<RateRow> rows)
+    {
+        var table = new StringBuilder()
+            .AppendLine("| phase | per second | healthy requests | failed | p50 ms | p99 ms | frozen for | sent frozen | failed | slowest ms | over the bound |")
+            .AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        foreach (var row in rows)
+        {
+            table.AppendLine(Invariant($"| {row.Phase} | {row.PerSecond:0.#} | {row.HealthyRequests:N0} | {row.HealthyFailed:N0} | {row.HealthyP50Ms:0} | {row.HealthyP99Ms:0} | {row.FreezeSeconds:0} s | {row.FrozenRequests:N0} | {row.FrozenFailed:N0} | {row.FrozenSlowestMs:0} | {row.OverBound:N0} |"));
+        }
+
+        return table.ToString().TrimEnd();
+    }
+
+    private static string IdleTable(IReadOnlyList<IdleRow> rows)
+    {
+        var table = new StringBuilder()
+            .AppendLine("| phase | when | machine, % of a core | services' | in no process |")
+            .AppendLine("|---|---|---:|---:|---:|");
+        foreach (var row in rows)
+        {
+            var services = row.GroupPercent.Where(g => ServiceGroups.Any(s => g.Key.StartsWith(s, StringComparison.Ordinal))).Sum(g => g.Value);
+            table.AppendLine(Invariant($"| {row.Phase} | {row.When} | {row.MachinePercent:0.0} | {services:0.0} | {row.InNoProcessPercent:0.0} |"));
+        }
+
+        return table.ToString().TrimEnd();
+    }
+
+    /// <summary>One row per (label), one column per group of processes, largest first.</summary>
+    private static string GroupTable(IReadOnlyList<(string Label, IReadOnlyDictionary<string, double> Groups)> rows, string format)
+    {
+        var groups = rows.SelectMany(r => r.Groups).GroupBy(g => g.Key).OrderByDescending(g => g.Max(x => x.Value)).Select(g => g.Key).ToList();
+        var table = new StringBuilder()
+            .AppendLine($"| |{string.Concat(groups.Select(g => $" {g} |"))}")
+            .AppendLine($"|---|{string.Concat(groups.Select(_ => "---:|"))}");
+        foreach (var (label, values) in rows)
+        {
+            table.AppendLine($"| {label} |{string.Concat(groups.Select(g => values.TryGetValue(g, out var v) ? $" {v.ToString(format, CultureInfo.InvariantCulture)} |" : " |"))}");
+        }
+
+        return table.ToString().TrimEnd();
+    }
+}
