@@ -36,6 +36,16 @@ public static class AsRunBench
 
     private static readonly string[] Paths = ["products", "catalog", "upload", "download"];
 
+    /// <summary>
+    /// The product list once more after <see cref="MoreWarmUps"/> more: tiered compilation with dynamic PGO takes hundreds
+    /// of requests per replica to settle, and container mode has twice the Frontend replicas to settle.
+    /// </summary>
+    private const string WarmProducts = "products, warm";
+
+    private const int MoreWarmUps = 200;
+
+    private static readonly string[] Order = [.. Paths, WarmProducts];
+
     /// <summary>Where the AppHost's Gateway answers, the launch profile's address the README names.</summary>
     private static readonly Uri AppHostGateway = new("http://localhost:5100");
 
@@ -81,8 +91,10 @@ public static class AsRunBench
                 var download = await SyntheticFileContent.StoreAsync(client, uploadBytes, cancellationToken);
                 foreach (var path in Paths)
                 {
-                    paths.Add(await MeasureAsync(phase, path, client, () => Request(path, uploadBytes, download), options, progress, cancellationToken));
+                    paths.Add(await MeasureAsync(phase, path, client, () => Request(path, uploadBytes, download), options.WarmUps, options, progress, cancellationToken));
                 }
+
+                paths.Add(await MeasureAsync(phase, WarmProducts, client, () => Request("products", uploadBytes, download), MoreWarmUps, options, progress, cancellationToken));
 
                 using (var delete = await client.DeleteAsync($"/api/uploads/{download}", cancellationToken))
                 {
@@ -196,9 +208,9 @@ public static class AsRunBench
 
     /// <summary>Warm-up requests, then requests one at a time with the CPU read around them.</summary>
     private static async Task<PathRow> MeasureAsync(
-        string phase, string path, HttpClient client, Func<HttpRequestMessage> request, Options options, Action<string> progress, CancellationToken cancellationToken)
+        string phase, string path, HttpClient client, Func<HttpRequestMessage> request, int warmUps, Options options, Action<string> progress, CancellationToken cancellationToken)
     {
-        await LoadRunner.RunAsync(client, _ => ("warm-up", request()), options.WarmUps, concurrency: 1, cancellationToken);
+        await LoadRunner.RunAsync(client, _ => ("warm-up", request()), warmUps, concurrency: 1, cancellationToken);
         var before = CpuAccount.Take();
         var stats = (await LoadRunner.RunAsync(client, _ => (path, request()), options.Requests, concurrency: 1, cancellationToken, keysInOrder: [path]))[0];
         var spent = CpuAccount.Take().Since(before);
@@ -259,10 +271,16 @@ public static class AsRunBench
 
         public static async Task<AppHostProcess> StartAsync(bool containers, string configuration, CancellationToken cancellationToken)
         {
+            // The phase before may still be stopping (DCP stops the services after the AppHost has gone): a minute's grace.
             using var probe = new HttpClient { BaseAddress = AppHostGateway, Timeout = TimeSpan.FromSeconds(2) };
-            if (await AnswersAsync(probe, "/health", cancellationToken))
+            for (var waited = 0; await AnswersAsync(probe, "/health", cancellationToken); waited++)
             {
-                throw new InvalidOperationException($"Something already answers at {AppHostGateway}: stop it (an AppHost already running?) and run again.");
+                if (waited == 60)
+                {
+                    throw new InvalidOperationException($"Something already answers at {AppHostGateway}: stop it (an AppHost already running?) and run again.");
+                }
+
+                await Task.Delay(TimeSpan.FromSeconds(1), cancellationToken);
             }
 
             var start = new ProcessStartInfo("dotnet")
@@ -398,7 +416,8 @@ public static class AsRunBench
             .AppendLine(CultureInfo.InvariantCulture, $"`{commandLine}`, {DateTime.UtcNow:yyyy-MM-dd}, {Environment.ProcessorCount} cores, one run on one machine.")
             .AppendLine("Phases: `bare`, the services as `bench` starts them (one process each, no telemetry exported); `process`, the")
             .AppendLine("README's `dotnet run -c Release --project AppHost`; `containers`, the same with `-- --containers`. Every request")
-            .AppendLine(CultureInfo.InvariantCulture, $"forced optimized at every hop (`X-Perf-Mode`); per path {options.WarmUps} warm-ups, then {options.Requests} requests one at a time;")
+            .AppendLine(CultureInfo.InvariantCulture, $"forced optimized at every hop (`X-Perf-Mode`); per path {options.WarmUps} warm-ups, then {options.Requests} requests one at a time")
+            .AppendLine(CultureInfo.InvariantCulture, $"(`{WarmProducts}`: the product list again after {MoreWarmUps} more, once tiered compilation has settled);")
             .AppendLine(CultureInfo.InvariantCulture, $"uploads and downloads of {options.UploadMiB} MiB (each upload deleted once answered, inside the window). CPU per request:")
             .AppendLine("`machine` is `/proc/stat`'s busy time less the client's own process; `services` the four services' processes")
             .AppendLine("(`/proc/<pid>/stat`); `in no process` the machine's less every living process's: the kernel's own work and")
@@ -439,22 +458,34 @@ public static class AsRunBench
         await File.WriteAllTextAsync(Path.Combine(options.OutputDirectory, ReportFile), report.ToString(), cancellationToken);
     }
 
+    /// <summary>The rows of the report in <paramref name="directory"/>.</summary>
+    public static Result Read(string directory) =>
+        JsonSerializer.Deserialize<Result>(File.ReadAllText(Path.Combine(directory, JsonFile)), new JsonSerializerOptions(JsonSerializerDefaults.Web))!;
+
+    /// <summary>What docs/cost.md quotes: CPU per request, at rest, and at a steady rate with a replica frozen.</summary>
+    public static string Tables(Result result) =>
+        Table(result.Paths) + "\n\nAt rest, percent of one core (the processes by group in the report):\n\n" + IdleTable(result.Idle)
+        + (result.Rates.Count > 0 ? "\n\nProduct lists at a steady rate, then one Catalog replica frozen:\n\n" + RateTable(result.Rates) : "");
+
     /// <summary>Each path in each phase: the client's p50, the machine's and the services' CPU per request, and the ratios.</summary>
     public static string Table(IReadOnlyList<PathRow> rows)
     {
         var table = new StringBuilder()
             .AppendLine("| path | phase | requests | failed | p50 ms | p99 ms | machine CPU ms/request | services' CPU ms/request | in no process | machine ÷ bare services' |")
             .AppendLine("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-        foreach (var row in rows.OrderBy(r => Array.IndexOf(Paths, r.Path)).ThenBy(r => Array.IndexOf(AllPhases, r.Phase)))
+        foreach (var row in rows.OrderBy(r => Array.IndexOf(Order, r.Path)).ThenBy(r => Array.IndexOf(AllPhases, r.Phase)))
         {
             var bare = rows.FirstOrDefault(r => r.Path == row.Path && r.Phase == Bare);
             table.AppendLine(Invariant($"| {row.Path} | {row.Phase} | {row.Requests:N0} | {row.Failed:N0} | {row.P50Ms:0} | {row.P99Ms:0} | {row.MachineMs:0.0} | {row.ServicesMs:0.0} | {row.InNoProcessMs:0.0} | {BenchReport.Ratio(row.MachineMs, bare?.ServicesMs)} |"));
         }
 
-        var products = rows.Where(r => r.Path == "products").ToDictionary(r => r.Phase);
-        if (products.TryGetValue(Process, out var process) && products.TryGetValue(Containers, out var containers))
+        foreach (var path in new[] { "products", WarmProducts })
         {
-            table.AppendLine($"| products | containers ÷ process | | | {BenchReport.Ratio(containers.P50Ms, process.P50Ms)} | | {BenchReport.Ratio(containers.MachineMs, process.MachineMs)} | {BenchReport.Ratio(containers.ServicesMs, process.ServicesMs)} | | |");
+            var products = rows.Where(r => r.Path == path).ToDictionary(r => r.Phase);
+            if (products.TryGetValue(Process, out var process) && products.TryGetValue(Containers, out var containers))
+            {
+                table.AppendLine($"| {path} | containers ÷ process | | | {BenchReport.Ratio(containers.P50Ms, process.P50Ms)} | | {BenchReport.Ratio(containers.MachineMs, process.MachineMs)} | {BenchReport.Ratio(containers.ServicesMs, process.ServicesMs)} | | |");
+            }
         }
 
         return table.ToString().TrimEnd();
@@ -473,7 +504,7 @@ public static class AsRunBench
         return table.ToString().TrimEnd();
     }
 
-    private static string IdleTable(IReadOnlyList<IdleRow> rows)
+    public static string IdleTable(IReadOnlyList<IdleRow> rows)
     {
         var table = new StringBuilder()
             .AppendLine("| phase | when | machine, % of a core | services' | in no process |")

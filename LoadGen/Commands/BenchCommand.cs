@@ -195,7 +195,8 @@ public static class BenchCommand
             var text = await File.ReadAllTextAsync(page, cancellationToken);
             var updated = BenchSnippets.Update(text, reports, () => Latency.LatencyResult.Read(Path.Combine(root, "docs", "results", BenchSnippets.LatencyResults)),
                 () => FaultBench.Read(Path.Combine(root, "docs", "results", FaultBench.Results)),
-                () => ProtocolBench.Read(Path.Combine(root, "docs", "results", ProtocolBench.Results)));
+                () => ProtocolBench.Read(Path.Combine(root, "docs", "results", ProtocolBench.Results)),
+                () => AsRunBench.Read(Path.Combine(root, "docs", "results", AsRunBench.Results)));
             if (updated != text)
             {
                 await File.WriteAllTextAsync(page, updated, cancellationToken);

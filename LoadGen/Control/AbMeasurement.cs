@@ -197,7 +197,7 @@ public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile downl
         if (moving.Count > 0)
         {
             md.AppendLine();
-            md.AppendLine(Invariant($"Not settled: {string.Join(", ", moving)}. The first and the second half of the pairs differ by more than {SettledWithin:P0}, so the figure is still moving (code still compiling, a load that changed): measure again."));
+            md.AppendLine(Invariant($"Not settled: {string.Join(", ", moving)}. The first and the second half of the pairs differ by more than {SettledWithin * 100:0}%: too few requests for that precision, or a figure still moving (code still compiling, a load that changed). Measure again."));
         }
 
         var errors = result.Rows.Sum(r => r.Naive.Errors + r.Optimized.Errors);
