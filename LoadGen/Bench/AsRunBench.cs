@@ -361,7 +361,7 @@ public static class AsRunBench
             {
                 // The AppHost itself, under dotnet run: SIGTERM is what it stops on (it ignores SIGINT in the background).
                 var apphost = ProcessFaults.WithDescendants(_run.Id)
-                    .FirstOrDefault(pid => CpuAccount.GroupOf(ReadCommandLine(pid)) == "AppHost");
+                    .Intersect(CpuAccount.Processes("AppHost")).FirstOrDefault();
                 await ProcessFaults.RunAsync("kill", "-TERM", (apphost == 0 ? _run.Id : apphost).ToString(CultureInfo.InvariantCulture));
                 using var wait = new CancellationTokenSource(TimeSpan.FromMinutes(2));
                 try
@@ -375,18 +375,6 @@ public static class AsRunBench
             }
 
             _run.Dispose();
-        }
-
-        private static string ReadCommandLine(int pid)
-        {
-            try
-            {
-                return File.ReadAllText($"/proc/{pid}/cmdline").Replace('\0', ' ');
-            }
-            catch (IOException)
-            {
-                return "";
-            }
         }
     }
 

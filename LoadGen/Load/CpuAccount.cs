@@ -12,7 +12,7 @@ namespace LoadGen.Load;
 /// </summary>
 public sealed class CpuAccount
 {
-    private static readonly double TicksPerSecond = 100; // USER_HZ: 100 on every Linux the .NET runtime supports
+    private const double TicksPerSecond = 100; // USER_HZ: 100 on every Linux the .NET runtime supports
 
     private readonly long _busy;
     private readonly long _total;
