@@ -143,12 +143,22 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
         foreach (var other in Directory.GetDirectories(IncomingRoot).Where(d => d != Incoming))
         {
             using var orphaned = TryLock(Path.Combine(other, LockName), FileMode.Open);
-            if (orphaned is not null)
+            if (orphaned is null)
             {
-                removed += RemovePending(other);
-                gone.Add(Path.GetFileName(other));
+                continue;
+            }
+
+            try
+            {
+                var pending = RemovePending(other);
                 orphaned.Dispose();
                 Directory.Delete(other, recursive: true);
+                removed += pending;
+                gone.Add(Path.GetFileName(other));
+            }
+            catch (Exception raced) when (raced is DirectoryNotFoundException or FileNotFoundException)
+            {
+                // Replicas start together: another one took the lock between our look and ours, and cleared it first.
             }
         }
 
