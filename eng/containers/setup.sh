@@ -109,7 +109,8 @@ secrets Containers:RedisImage "$REDIS"
 # 6. Docker Engine, the engine most users have, beside Podman: Debian's docker.io (daemon 20.10), started here since
 #    no service manager runs it, with Redis's image from Podman's store. Container mode runs on it unchanged with
 #    ASPIRE_CONTAINER_RUNTIME=docker (the images are built into it by the SDK, from the same base in the registry).
-#    HTTPPERF_DOCKER=0 leaves it out.
+#    HTTPPERF_DOCKER=0 leaves it out. Without Docker's userland proxy: a published port is forwarded by the kernel (NAT),
+#    not copied through a docker-proxy process, which cost 39-53 ms of CPU per product list (docs/cost.md).
 docker_version="not set up"
 if [ "${HTTPPERF_DOCKER:-1}" = 1 ]; then
   if ! command -v dockerd >/dev/null; then
@@ -117,7 +118,7 @@ if [ "${HTTPPERF_DOCKER:-1}" = 1 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io >/dev/null
   fi
   if ! docker info >/dev/null 2>&1; then
-    nohup dockerd >"$WORK/dockerd.log" 2>&1 &
+    nohup dockerd --userland-proxy=false >"$WORK/dockerd.log" 2>&1 &
     for _ in $(seq 100); do docker info >/dev/null 2>&1 && break; sleep 0.3; done
     docker info >/dev/null 2>&1 || { echo "setup.sh: dockerd did not start: $WORK/dockerd.log" >&2; tail -n 20 "$WORK/dockerd.log" >&2; exit 1; }
   fi
