@@ -3,14 +3,14 @@ using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
 using Microsoft.Extensions.DependencyInjection;
 
-var builder = DistributedApplication.CreateBuilder(args);
+var builder = DistributedApplication.CreateBuilder(ContainerSettings.AsConfiguration(args));
 
 // Run (`dotnet run -c Release --project AppHost`): processes on this machine, one flags file, no container engine.
 // Run with `-- --containers`: every service from its image (built by the .NET SDK when missing or stale), Catalog,
 // Frontend and Uploads as replicas each in a container of its own, Redis for the flags, on Docker or Podman
 // (Containers/ContainerMode.cs). Published (`aspire publish`, docs/deploy.md): Redis for the flags and replicas of
 // every service; Publishing.cs holds everything only publishing does.
-var containers = builder.AddContainerMode(args);
+var containers = builder.AddContainerMode();
 var replicas = builder.AddReplicas();
 
 // Flags: in process mode, one flags file for every service (edit it and each service switches within a second, no

@@ -19,9 +19,9 @@ internal static class ContainerMode
     /// Reads the switch and, when it is on, prepares the AppHost for containers: the images are built (when missing
     /// or stale) before anything starts, and the containers can reach the dashboard's OTLP endpoint on this machine.
     /// </summary>
-    public static ContainerSettings AddContainerMode(this IDistributedApplicationBuilder builder, string[] args)
+    public static ContainerSettings AddContainerMode(this IDistributedApplicationBuilder builder)
     {
-        var settings = ContainerSettings.Read(builder.Configuration, args);
+        var settings = ContainerSettings.Read(builder.Configuration);
         if (!settings.Enabled || !builder.ExecutionContext.IsRunMode)
         {
             return settings with { Enabled = false };

@@ -20,8 +20,16 @@ internal sealed record ContainerSettings(bool Enabled, string Runtime, string? B
 
     public const string Switch = "--containers";
 
-    public static ContainerSettings Read(IConfiguration configuration, string[] args) => new(
-        Enabled: args.Contains(Switch) || configuration.GetValue("AppHost:Containers", false),
+    /// <summary>
+    /// The AppHost's arguments with <see cref="Switch"/> as the setting it stands for. The command line's configuration
+    /// reads <c>--key value</c>: left as it is, a bare switch takes the next argument as its value, so
+    /// <c>--containers --Parameters:replicas=1</c> set <c>containers</c> and left the replicas at 2.
+    /// </summary>
+    public static string[] AsConfiguration(string[] args) =>
+        [.. args.Select(arg => arg == Switch ? "--AppHost:Containers=true" : arg)];
+
+    public static ContainerSettings Read(IConfiguration configuration) => new(
+        Enabled: configuration.GetValue("AppHost:Containers", false),
         Runtime: configuration["ASPIRE_CONTAINER_RUNTIME"] ?? "docker",
         BaseImage: configuration["Containers:BaseImage"],
         RedisImage: configuration["Containers:RedisImage"],
