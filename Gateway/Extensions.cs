@@ -92,10 +92,28 @@ public static class GatewayServiceExtensions
         var recent = proxy.ApplicationServices.GetRequiredService<RecentExchanges>();
         proxy.Use(recent.RecordAsync);
         proxy.Use((context, next) => context.RequestServices.GetRequiredService<IExchangeLogger>().InvokeAsync(context, next));
+        proxy.Use(RethrowOutOfMemoryAsync);
         proxy.Use((context, next) => context.RequestServices.GetRequiredService<IUpstreamProtocol>().InvokeAsync(context, next));
         proxy.Use(HedgedCall.RecordAsync);
         proxy.UseSessionAffinity();
         proxy.UseLoadBalancing();
         proxy.UsePassiveHealthChecks();
+    }
+
+    /// <summary>
+    /// YARP reports a relay that ran out of memory (the naive Gateway.Buffering holds whole bodies) as a 502, the
+    /// service's fault. It is this Gateway's own, for lack of memory: thrown on, so it is answered as every service
+    /// answers it, 503 with Retry-After and one log line (ServiceDefaults' OutOfMemoryHandler, docs/memory.md).
+    /// </summary>
+    private static async Task RethrowOutOfMemoryAsync(HttpContext context, Func<Task> next)
+    {
+        await next();
+        for (var error = context.Features.Get<IForwarderErrorFeature>()?.Exception; error is not null; error = error.InnerException)
+        {
+            if (error is OutOfMemoryException && !context.Response.HasStarted)
+            {
+                System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(error);
+            }
+        }
     }
 }

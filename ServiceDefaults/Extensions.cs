@@ -33,6 +33,7 @@ public static class ServiceDefaultsExtensions
         builder.AddDefaultHealthChecks();
         builder.AddPerfFlags();
         builder.Services.AddProblemDetails();
+        builder.Services.AddExceptionHandler<OutOfMemoryHandler>();
         builder.Services.AddOpenApi();
         builder.Services.AddOptions<HttpClientOptions>().BindConfiguration(HttpClientOptions.Section)
             .Validate(
@@ -100,6 +101,7 @@ public static class ServiceDefaultsExtensions
         builder.Logging.AddFilter("System.Net.Http.HttpClient", LogLevel.Warning);
         builder.Logging.AddFilter("Polly", LogLevel.Warning);
 
+        MemoryLimit.AddGauges();
         builder.Services.AddOpenTelemetry()
             .WithMetrics(metrics =>
             {

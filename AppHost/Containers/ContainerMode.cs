@@ -51,6 +51,10 @@ internal static class ContainerMode
             }
         }
 
+        // A container that dies shows on its row, even when the engine restarts it at once (ContainerExits).
+        var running = settings;
+        builder.Services.AddHostedService(services => ActivatorUtilities.CreateInstance<ContainerExits>(services, running));
+
         builder.Eventing.Subscribe<BeforeStartEvent>(async (start, cancellationToken) =>
         {
             var images = start.Model.Resources
@@ -83,7 +87,13 @@ internal static class ContainerMode
             SystemContract.Image(name),
             "dev");
         // LoadGen serves no API of its own, only its control endpoint (ServiceResourceExtensions.WithControlEndpoint).
-        return Service.FromImage(builder, name, image, replicas, containers.RuntimeArgs, httpEndpoint: name != SystemContract.LoadGen).WithMetricExportInterval();
+        var service = Service.FromImage(builder, name, image, replicas, containers.ServiceArgs(name), httpEndpoint: name != SystemContract.LoadGen).WithMetricExportInterval();
+        foreach (var (variable, value) in containers.Environment)
+        {
+            service.WithEnvironment(variable, value);
+        }
+
+        return service;
     }
 
     /// <summary>
@@ -103,6 +113,8 @@ internal static class ContainerMode
             redis.WithImageRegistry(registry).WithImage(image, tag);
         }
 
+        // Under a limit of its own, as every container (ContainerSettings.Limits).
+        redis.WithContainerRuntimeArgs(containers.ServiceArgs(SystemContract.FlagsConnectionName));
 #pragma warning disable ASPIRECERTIFICATES001 // Experimental: the way 13.6 offers to keep Redis on plain TCP.
         return redis.WithoutHttpsCertificate();
 #pragma warning restore ASPIRECERTIFICATES001

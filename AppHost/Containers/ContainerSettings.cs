@@ -13,7 +13,11 @@ namespace HttpPerf.AppHost.Containers;
 /// <param name="RedisImage"><c>Containers:RedisImage</c>: Redis's image as <c>registry/repository:tag</c>, instead of Aspire's default (docker.io's redis).</param>
 /// <param name="Replicas">Containers of Catalog.Api, Frontend.Api and Uploads.Api each: the <c>replicas</c> parameter, as when published (default 2).</param>
 /// <param name="UploadsVolume"><c>Containers:UploadsVolume</c>: the named volume every Uploads.Api replica stores in (default <c>httpperf-uploads</c>).</param>
-internal sealed record ContainerSettings(bool Enabled, string Runtime, string? BaseImage, string? RedisImage, int Replicas, string UploadsVolume)
+/// <param name="Limits"><c>Containers:Limits:{service}</c>: each service's memory (and, if set, CPU) limit, per replica (appsettings.json, docs/memory.md).</param>
+/// <param name="Environment"><c>Containers:Environment:{name}</c>: variables for every service's containers on top of their images' own, as a
+/// deployment's manifest adds them (<c>bench --memory --gc</c> sets the GC's this way: <c>DOTNET_gcServer=0</c>).</param>
+internal sealed record ContainerSettings(bool Enabled, string Runtime, string? BaseImage, string? RedisImage, int Replicas, string UploadsVolume,
+    IReadOnlyDictionary<string, ContainerLimits> Limits, IReadOnlyDictionary<string, string> Environment)
 {
     /// <summary>Arguments of the engine's <c>run</c> for every service's container (ContainerMode: how they reach the dashboard).</summary>
     public string[] RuntimeArgs { get; init; } = [];
@@ -34,5 +38,30 @@ internal sealed record ContainerSettings(bool Enabled, string Runtime, string? B
         BaseImage: configuration["Containers:BaseImage"],
         RedisImage: configuration["Containers:RedisImage"],
         Replicas: configuration.GetValue("Parameters:replicas", 2),
-        UploadsVolume: configuration["Containers:UploadsVolume"] ?? "httpperf-uploads");
+        UploadsVolume: configuration["Containers:UploadsVolume"] ?? "httpperf-uploads",
+        Limits: configuration.GetSection("Containers:Limits").GetChildren()
+            .ToDictionary(service => service.Key, service => service.Get<ContainerLimits>() ?? new ContainerLimits(), StringComparer.OrdinalIgnoreCase),
+        Environment: configuration.GetSection("Containers:Environment").GetChildren().ToDictionary(variable => variable.Key, variable => variable.Value ?? ""));
+
+    /// <summary>The engine's arguments for one replica of <paramref name="service"/>: its limits, and a restart when it dies.</summary>
+    public string[] ServiceArgs(string service) =>
+        [.. RuntimeArgs, .. Limits.GetValueOrDefault(service, new ContainerLimits()).RuntimeArgs];
+}
+
+/// <summary>
+/// What a deployment declares for one replica of a service (Kubernetes <c>resources.limits</c>, Compose
+/// <c>deploy.resources.limits</c>), given to the engine as <c>--memory</c> (with <c>--memory-swap</c> the same: no
+/// swap to hide in) and <c>--cpus</c>. A replica the kernel kills for passing its memory limit (exit 137) is started
+/// again by the engine (<c>--restart=on-failure</c>), as a pod's container is; a stop from the dashboard is not undone.
+/// </summary>
+/// <param name="MemoryMiB">Memory per replica in MiB (<c>256Mi</c> in Kubernetes, <c>256M</c> in Compose); 0 for none.</param>
+/// <param name="Cpus">CPUs per replica (<c>--cpus</c>, a CFS quota); 0 for none.</param>
+internal sealed record ContainerLimits(int MemoryMiB = 0, double Cpus = 0)
+{
+    public string[] RuntimeArgs =>
+    [
+        "--restart=on-failure",
+        .. MemoryMiB > 0 ? (string[])[$"--memory={MemoryMiB}m", $"--memory-swap={MemoryMiB}m"] : [],
+        .. Cpus > 0 ? (string[])[string.Create(System.Globalization.CultureInfo.InvariantCulture, $"--cpus={Cpus}")] : [],
+    ];
 }

@@ -39,6 +39,9 @@ public static partial class BenchSnippets
     [GeneratedRegex(@"(?<open><!-- as-run -->\n)(?<body>.*?)(?<close><!-- /as-run -->)", RegexOptions.Singleline)]
     private static partial Regex AsRunTables();
 
+    [GeneratedRegex(@"(?<open><!-- memory(: (?<flag>[^ >]+))? -->\n)(?<body>.*?)(?<close><!-- /memory -->)", RegexOptions.Singleline)]
+    private static partial Regex MemoryTables();
+
     /// <summary>The committed report of each folder under <paramref name="resultsRoot"/>, each read once, when first asked for.</summary>
     public static Func<string, BenchResult> Reports(string resultsRoot)
     {
@@ -54,11 +57,13 @@ public static partial class BenchSnippets
     /// <c>&lt;!-- latency --&gt;</c> marks seed 003's table, rendered from <paramref name="latency"/> (docs/results/latency);
     /// <c>&lt;!-- faults --&gt;</c> Frontend.Replicas' table, from <paramref name="faults"/> (docs/results/faults, <c>bench --faults</c>);
     /// <c>&lt;!-- protocols --&gt;</c> Gateway.Upstream's, from <paramref name="protocols"/> (docs/results/protocols, <c>bench --protocols</c>);
-    /// <c>&lt;!-- as-run --&gt;</c> the system as it is run, from <paramref name="asRun"/> (docs/results/as-run, <c>bench --as-run</c>).
+    /// <c>&lt;!-- as-run --&gt;</c> the system as it is run, from <paramref name="asRun"/> (docs/results/as-run, <c>bench --as-run</c>);
+    /// <c>&lt;!-- memory --&gt;</c> each lesson's rungs under the memory limits, one row each (<c>&lt;!-- memory: full --&gt;</c>
+    /// one row per rung), and <c>&lt;!-- memory: Flag --&gt;</c> one lesson's line, from <paramref name="memory"/> (docs/results/memory, <c>bench --memory</c>).
     public static string Update(
         string markdown, Func<string, BenchResult> reports, Func<Latency.LatencyResult> latency, Func<IReadOnlyList<FaultBench.Row>> faults, Func<IReadOnlyList<ProtocolBench.Row>> protocols,
-        Func<AsRunBench.Result> asRun) =>
-        AsRunTables().Replace(ProtocolTable().Replace(
+        Func<AsRunBench.Result> asRun, Func<MemoryBench.Result> memory) =>
+        MemoryTables().Replace(AsRunTables().Replace(ProtocolTable().Replace(
             FaultTable().Replace(
                 LatencyTable().Replace(
                     PitfallTable().Replace(
@@ -67,7 +72,8 @@ public static partial class BenchSnippets
                     m => m.Groups["open"].Value + Latency.LatencyReport.RenderSeedTable(latency()) + m.Groups["close"].Value),
                 m => m.Groups["open"].Value + FaultBench.Table(faults()) + "\n" + m.Groups["close"].Value),
             m => m.Groups["open"].Value + ProtocolBench.Table(protocols()) + "\n" + m.Groups["close"].Value),
-            m => m.Groups["open"].Value + AsRunBench.Tables(asRun()) + "\n" + m.Groups["close"].Value);
+            m => m.Groups["open"].Value + AsRunBench.Tables(asRun()) + "\n" + m.Groups["close"].Value),
+            m => m.Groups["open"].Value + (m.Groups["flag"].Value switch { "" => MemoryBench.Compact(memory()), "full" => MemoryBench.Summary(memory()), var flag => MemoryBench.Line(memory(), flag) }) + "\n" + m.Groups["close"].Value);
 
     /// <summary>The folder under docs/results of <c>latency</c>'s committed report.</summary>
     public const string LatencyResults = "latency";

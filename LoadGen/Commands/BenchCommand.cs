@@ -36,6 +36,9 @@ public static class BenchCommand
                 result.AddError($"Unknown phase {string.Join(", ", unknown)}: use {string.Join(", ", AsRunBench.AllPhases)}.");
             }
         });
+        var memory = new Option<bool>("--memory") { Description = "Measure the lessons with a memory cost instead, rung by rung, in container mode under the AppHost's default memory limits: peak memory and GC heap of the lesson's replicas, requests failed and how, replicas killed, at 1, 2, 4, 8 and 16 in flight (--points), 2 requests per client (--requests), files of 64 MiB (--upload-mb); writes docs/results/memory unless --out says otherwise." };
+        var gc = new Option<bool>("--gc") { Description = "With --memory, compare the GC settings instead: Server GC with DATAS (the default), Workstation GC, and Server GC without DATAS, one AppHost in container mode each, at rest (--idle seconds) and with the product list and the catalog at 16 in flight; writes gc.md beside the memory report." };
+        var lessons = new Option<string?>("--flags") { Description = $"With --memory, the lessons, comma-separated: {string.Join(", ", MemoryBench.Lessons.Select(l => l.Flag))} (default: all)." };
         var idle = Positive("--idle", "With --as-run: seconds of each idle window.", 60);
         var rate = Positive("--rate", "With --as-run: product lists a second under the AppHost, healthy and then with one Catalog replica frozen.", 4);
         var freeze = Positive("--freeze", "With --as-run: seconds the Catalog replica stays frozen at --rate.", 60);
@@ -66,7 +69,7 @@ public static class BenchCommand
 
         var command = new Command("bench", "Start the services per mode (naive, optimized, baseline), run every scenario, write the report.")
         {
-            output, scenario, sweep, faults, protocols, asRun, phases, idle, rate, freeze, window, points, updateDocs, products, requests, concurrency, concurrentRequests, uploadMb, uploads, warmUp,
+            output, scenario, sweep, faults, protocols, asRun, memory, gc, lessons, phases, idle, rate, freeze, window, points, updateDocs, products, requests, concurrency, concurrentRequests, uploadMb, uploads, warmUp,
         };
         command.Validators.Add(result =>
         {
@@ -95,6 +98,11 @@ public static class BenchCommand
             if (parse.GetValue(asRun))
             {
                 return await RunAsRunAsync(parse, output, phases, requests, uploadMb, idle, rate, freeze, cancellationToken);
+            }
+
+            if (parse.GetValue(memory))
+            {
+                return await RunMemoryAsync(parse, output, points, requests, uploadMb, lessons, gc, idle, cancellationToken);
             }
 
             if (parse.GetValue(protocols))
@@ -166,6 +174,34 @@ public static class BenchCommand
         return result.Notes.Count > 0 || result.Paths.Any(r => r.Failed > 0) || result.Rates.Any(r => r.HealthyFailed > 0 || r.OverBound > 0) ? 1 : 0;
     }
 
+    /// <summary><c>bench --memory</c>: <see cref="MemoryBench"/>, its report written and printed.</summary>
+    private static async Task<int> RunMemoryAsync(
+        ParseResult parse, Option<string?> output, Option<string?> points, Option<int> requests, Option<int> uploadMb, Option<string?> lessons, Option<bool> gc, Option<int> idle,
+        CancellationToken cancellationToken)
+    {
+        var options = new MemoryBench.Options(
+            parse.GetValue(output) ?? Path.Combine(LocalSystem.LocalSystem.RepositoryRoot(), "docs", "results", MemoryBench.Results),
+            ParsePoints(parse.GetValue(points)) ?? [1, 2, 4, 8, 16],
+            RequestsPerClient: parse.GetResult(requests) is { Implicit: false } ? parse.GetValue(requests) : 2,
+            FileMiB: parse.GetResult(uploadMb) is { Implicit: false } ? parse.GetValue(uploadMb) : 64,
+            Flags: Split(parse.GetValue(lessons) ?? ""),
+            LocalSystem.LocalSystem.CurrentConfiguration);
+        var commandLine = string.Join(" ", ["dotnet run -c Release --project LoadGen --", .. parse.Tokens.Select(t => t.Value)]);
+        if (parse.GetValue(gc))
+        {
+            var window = TimeSpan.FromSeconds(parse.GetValue(idle));
+            var rows = await GcBench.RunAsync(options, window, line => Console.Error.WriteLine(line), cancellationToken);
+            await GcBench.WriteAsync(options.OutputDirectory, rows, commandLine, window, cancellationToken);
+            Console.WriteLine(await File.ReadAllTextAsync(Path.Combine(options.OutputDirectory, GcBench.ReportFile), cancellationToken));
+            return rows.Any(r => r.Failed > 0) ? 1 : 0;
+        }
+
+        var result = await MemoryBench.RunAsync(options, line => Console.Error.WriteLine(line), cancellationToken);
+        await MemoryBench.WriteAsync(options, result, commandLine, cancellationToken);
+        Console.WriteLine(await File.ReadAllTextAsync(Path.Combine(options.OutputDirectory, MemoryBench.ReportFile), cancellationToken));
+        return 0;
+    }
+
     /// <summary><c>bench --protocols</c>: <see cref="ProtocolBench"/>, its report written and printed.</summary>
     private static async Task<int> RunProtocolsAsync(
         ParseResult parse, Option<string?> output, Option<int?> products, Option<int> requests, Option<int> uploads, Option<int> uploadMb, Option<int> warmUp, CancellationToken cancellationToken)
@@ -196,7 +232,8 @@ public static class BenchCommand
             var updated = BenchSnippets.Update(text, reports, () => Latency.LatencyResult.Read(Path.Combine(root, "docs", "results", BenchSnippets.LatencyResults)),
                 () => FaultBench.Read(Path.Combine(root, "docs", "results", FaultBench.Results)),
                 () => ProtocolBench.Read(Path.Combine(root, "docs", "results", ProtocolBench.Results)),
-                () => AsRunBench.Read(Path.Combine(root, "docs", "results", AsRunBench.Results)));
+                () => AsRunBench.Read(Path.Combine(root, "docs", "results", AsRunBench.Results)),
+                () => MemoryBench.Read(Path.Combine(root, "docs", "results", MemoryBench.Results)));
             if (updated != text)
             {
                 await File.WriteAllTextAsync(page, updated, cancellationToken);

@@ -11,8 +11,11 @@ namespace HttpPerf.ServiceDefaults.Telemetry;
 /// <see cref="JitSeconds"/> is the time spent compiling methods: still rising, the process is not warm yet.
 /// <see cref="ServedRequests"/> counts the requests a pitfall served (the lessons' routes: not probes, /runtime or /flags),
 /// however they ended: a Catalog replica's count is the Catalog calls it took.
+/// <see cref="GcHeapBytes"/> is the heap after the last collection and <see cref="GcHeapLimitBytes"/> the most it may
+/// take; <see cref="MemoryLimitBytes"/> and <see cref="MemoryUsageBytes"/> are the process's cgroup's (<see cref="MemoryLimit"/>).
 /// </summary>
-public sealed record RuntimeCounters(long AllocatedBytes, int Gen0Collections, int Gen1Collections, int Gen2Collections, double CpuSeconds, long WorkingSetBytes, long ActiveRequests, long ResponseBodyBytes, long ResponseWrites, double JitSeconds, long ServedRequests)
+public sealed record RuntimeCounters(long AllocatedBytes, int Gen0Collections, int Gen1Collections, int Gen2Collections, double CpuSeconds, long WorkingSetBytes, long ActiveRequests, long ResponseBodyBytes, long ResponseWrites, double JitSeconds, long ServedRequests,
+    long GcHeapBytes = 0, long GcHeapLimitBytes = 0, long? MemoryLimitBytes = null, long? MemoryUsageBytes = null)
 {
     private static long s_served;
     private static long s_active;
@@ -45,7 +48,11 @@ public sealed record RuntimeCounters(long AllocatedBytes, int Gen0Collections, i
             Interlocked.Read(ref s_responseBytes),
             Interlocked.Read(ref s_responseWrites),
             System.Runtime.JitInfo.GetCompilationTime().TotalSeconds,
-            Interlocked.Read(ref s_served));
+            Interlocked.Read(ref s_served),
+            GC.GetGCMemoryInfo().HeapSizeBytes,
+            MemoryLimit.GcHeapLimitBytes,
+            MemoryLimit.LimitBytes,
+            MemoryLimit.UsageBytes);
     }
 
     /// <summary>

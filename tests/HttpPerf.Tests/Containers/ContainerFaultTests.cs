@@ -43,6 +43,15 @@ public sealed class ContainerFaultTests(ContainerModeFixture system)
         Assert.DoesNotContain(failed, e => e.Start > fault + KillBound);
         Assert.True(failed.Count <= load.Exchanges.Count / 20, load.Summary(fault));
 
+        // The row of each says it died, and how (AppHost/Containers/ContainerExits.cs), whatever the engine did next.
+        foreach (var replica in new[] { "catalog-1", "frontend-1" })
+        {
+            string? lastExit = null;
+            Assert.True(await Poll.UntilAsync(() => Task.FromResult(system.App.ResourceNotifications.TryGetCurrentState(replica, out var state)
+                && (lastExit = state.Snapshot.Properties.FirstOrDefault(p => p.Name == "container.last_exit")?.Value?.ToString()) is { } text
+                && text.StartsWith("137: killed", StringComparison.Ordinal)), TimeSpan.FromSeconds(10), TimeSpan.FromMilliseconds(200)), $"{replica}'s last exit: {lastExit}");
+        }
+
         await Task.WhenAll(new[] { "catalog-1", "frontend-1" }.Select(replica => RestartAsync(replica)));
 
         await AssertTakesTrafficAsync("catalog-1", "/api/catalog/products");

@@ -7,7 +7,9 @@ using Aspire.Hosting;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
 using HttpPerf.Tests.AppHost;
+using HttpPerf.ServiceDefaults.Telemetry;
 using HttpPerf.Tests.Infrastructure;
+using LoadGen.Load;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
 
 namespace HttpPerf.Tests.Containers;
@@ -155,6 +157,87 @@ public sealed class ContainerModeTests(ContainerModeFixture system)
         Assert.Equal(file.Length, download.Body.Length);
         Assert.Equal(Convert.ToHexStringLower(SHA256.HashData(file)), download.Sha256);
     }
+
+    [Fact]
+    public async Task Every_replica_runs_under_its_memory_limit_knows_it_and_a_download_larger_than_its_heap_is_refused_503_with_no_replica_killed()
+    {
+        SkipWithoutEngine();
+        // The limits a deployment would declare (AppHost appsettings.json, Containers:Limits), as the engine was given them,
+        // and as each replica sees them: its cgroup's limit, and the GC heap's, 75% of it (docs/memory.md).
+        var limits = MemoryLimitsMiB();
+        foreach (var service in new[] { SystemContract.Catalog, SystemContract.Frontend, SystemContract.Uploads, SystemContract.Gateway })
+        {
+            var limit = limits[service] * 1024L * 1024;
+            foreach (var replica in ContainerModeFixture.ReplicasOf(service))
+            {
+                var host = ContainerEngine.Run("inspect", "--format", "{{.HostConfig.Memory}} {{.HostConfig.MemorySwap}} {{.HostConfig.RestartPolicy.Name}}", system.ContainerIds[replica]).Trim();
+                Assert.Equal($"{limit} {limit} on-failure", host);
+                using var client = system.Replica(replica);
+                var counters = await client.GetFromJsonAsync<RuntimeCounters>(SystemContract.RuntimePath, Cancel);
+                Assert.Equal((limit, limit / 4 * 3), (counters!.MemoryLimitBytes, counters.GcHeapLimitBytes));
+            }
+        }
+
+        // Uploads.Download's naive rung reads a file whole into one array: 300 MiB, past any heap the limit allows. The
+        // runtime refuses the array (OutOfMemoryException), and the replica answers 503 with Retry-After, not a 500, and
+        // is not killed: the kernel kills only for memory the GC did not refuse.
+        var uploads = ContainerModeFixture.ReplicasOf(SystemContract.Uploads);
+        var restartsBefore = uploads.Select(Restarts).ToList();
+        string id;
+        using (var stored = await system.Gateway.PostAsync("/api/uploads", SyntheticFileContent.Create(300L * 1024 * 1024), Cancel))
+        {
+            Assert.Equal(201, (int)stored.StatusCode);
+            id = (await stored.Content.ReadFromJsonAsync<List<UploadReceipt>>(Cancel))![0].Id;
+        }
+
+        var naive = await system.Commands.ExecuteCommandAsync(uploads[0], $"{Pitfalls.UploadsDownload}-{PerfMode.Naive}", Cancel);
+        Assert.True(naive.Success, naive.Message);
+        try
+        {
+            await Task.Delay(TimeSpan.FromSeconds(1.5), Cancel);
+            foreach (var _ in uploads)
+            {
+                using var refused = await system.Gateway.GetAsync($"/api/uploads/{id}", HttpCompletionOption.ResponseHeadersRead, Cancel);
+                var problem = await refused.Content.ReadFromJsonAsync<Http.ProblemDocument>(Cancel);
+                Assert.True((int)refused.StatusCode == 503 && problem?.Title == "Out of memory", $"{(int)refused.StatusCode} {problem?.Title}: {problem?.Detail}");
+                Assert.Equal(TimeSpan.FromSeconds(2), refused.Headers.RetryAfter?.Delta);
+            }
+        }
+        finally
+        {
+            var back = await system.Commands.ExecuteCommandAsync(uploads[0], $"{Pitfalls.UploadsDownload}-{PerfMode.Optimized}", Cancel);
+            Assert.True(back.Success, back.Message);
+        }
+
+        Assert.Equal(restartsBefore, uploads.Select(Restarts).ToList());
+        Assert.All(uploads, replica => Assert.Equal("running", ContainerEngine.Run("inspect", "--format", "{{.State.Status}}", system.ContainerIds[replica]).Trim()));
+        await Task.Delay(TimeSpan.FromSeconds(1.5), Cancel);
+        using (var whole = await system.Gateway.GetAsync($"/api/uploads/{id}", HttpCompletionOption.ResponseHeadersRead, Cancel))
+        {
+            Assert.Equal(200, (int)whole.StatusCode);
+            var length = 0L;
+            await using var body = await whole.Content.ReadAsStreamAsync(Cancel);
+            var buffer = new byte[1 << 20];
+            for (int read; (read = await body.ReadAsync(buffer, Cancel)) > 0;)
+            {
+                length += read;
+            }
+
+            Assert.Equal(300L * 1024 * 1024, length);
+        }
+
+        using var deleted = await system.Gateway.DeleteAsync($"/api/uploads/{id}", Cancel);
+    }
+
+    /// <summary>Container mode's default memory limit per service, in MiB: the AppHost's appsettings.json, <c>Containers:Limits</c>.</summary>
+    internal static Dictionary<string, int> MemoryLimitsMiB()
+    {
+        using var settings = JsonDocument.Parse(File.ReadAllText(Path.Combine(LoadGen.LocalSystem.LocalSystem.RepositoryRoot(), "AppHost", "appsettings.json")));
+        return settings.RootElement.GetProperty("Containers").GetProperty("Limits").EnumerateObject()
+            .ToDictionary(service => service.Name, service => service.Value.GetProperty("MemoryMiB").GetInt32());
+    }
+
+    private int Restarts(string replica) => int.Parse(ContainerEngine.Run("inspect", "--format", "{{.RestartCount}}", system.ContainerIds[replica]).Trim(), System.Globalization.CultureInfo.InvariantCulture);
 
     [Fact]
     public async Task LoadGen_started_from_its_command_brings_traffic_through_the_Gateway()

@@ -1,0 +1,117 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text.Json;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+
+namespace HttpPerf.AppHost.Containers;
+
+/// <summary>
+/// Container mode: each time one of the system's containers dies, the resource's row says so. A replica killed for
+/// passing its memory limit (exit 137) is started again by the engine in place (<c>--restart=on-failure</c>,
+/// <see cref="ContainerLimits"/>), so Aspire's own state reads Running again within a second, and its exit code is
+/// reset: without this, the dashboard would show nothing. Read from the engine's event stream (one process, idle until
+/// a container dies), published as the resource's properties <c>container.exits</c> and <c>container.last_exit</c>
+/// (its details pane, <c>aspire describe</c>), and logged once per death. docs/memory.md.
+/// </summary>
+internal sealed partial class ContainerExits(ContainerSettings settings, DistributedApplicationModel model, ResourceNotificationService notifications, ILogger<ContainerExits> logger)
+    : BackgroundService
+{
+    private readonly Dictionary<string, int> _exits = [];
+
+    protected override async Task ExecuteAsync(CancellationToken stoppingToken)
+    {
+        // Podman names the event "died" and writes JSON lines with --format json; Docker names it "die" and needs a template.
+        string[] arguments = settings.Runtime == "podman"
+            ? ["events", "--filter", "type=container", "--filter", "event=died", "--format", "json"]
+            : ["events", "--filter", "type=container", "--filter", "event=die", "--format", "{{json .}}"];
+        var start = new ProcessStartInfo(settings.Runtime) { RedirectStandardOutput = true, RedirectStandardError = true };
+        foreach (var argument in arguments)
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        Process events;
+        try
+        {
+            events = Process.Start(start) ?? throw new InvalidOperationException($"{settings.Runtime} did not start");
+        }
+        catch (Exception error) when (error is InvalidOperationException or System.ComponentModel.Win32Exception)
+        {
+            LogNoEvents(logger, settings.Runtime, error.Message);
+            return;
+        }
+
+        using (events)
+        using (stoppingToken.Register(() => events.Kill()))
+        {
+            while (await events.StandardOutput.ReadLineAsync(stoppingToken) is { } line)
+            {
+                if (Parse(line) is ({ } container, var exitCode) && Resource(container) is { } resource)
+                {
+                    await PublishAsync(resource, container, exitCode, stoppingToken);
+                }
+            }
+        }
+    }
+
+    private async Task PublishAsync(IResource resource, string container, int exitCode, CancellationToken cancellationToken)
+    {
+        var exits = _exits[resource.Name] = _exits.GetValueOrDefault(resource.Name) + 1;
+        var oom = await OomKilledAsync(container, cancellationToken);
+        var why = exitCode == 137 ? (oom ? "killed by the kernel for passing its memory limit" : "killed (SIGKILL)") : "exited";
+        var text = string.Create(CultureInfo.InvariantCulture, $"{exitCode}: {why}, at {DateTime.UtcNow:HH:mm:ss} UTC");
+        LogExit(logger, resource.Name, exitCode, why);
+        ResourcePropertySnapshot[] properties = [new("container.exits", exits), new("container.last_exit", text)];
+        await notifications.PublishUpdateAsync(resource, snapshot => snapshot with
+        {
+            Properties = snapshot.Properties.RemoveAll(p => properties.Any(n => n.Name == p.Name)).AddRange(properties),
+        });
+    }
+
+    private async Task<bool> OomKilledAsync(string container, CancellationToken cancellationToken)
+    {
+        var start = new ProcessStartInfo(settings.Runtime, ["inspect", "--format", "{{.State.OOMKilled}}", container]) { RedirectStandardOutput = true, RedirectStandardError = true };
+        using var inspect = Process.Start(start);
+        if (inspect is null)
+        {
+            return false;
+        }
+
+        var output = await inspect.StandardOutput.ReadToEndAsync(cancellationToken);
+        await inspect.WaitForExitAsync(cancellationToken);
+        return output.Trim() == "true";
+    }
+
+    // A container is named after its resource: "catalog-1", or "gateway-abcdefgh" (DCP's suffix) for a single one.
+    private IResource? Resource(string container) => model.Resources.OfType<ContainerResource>()
+        .FirstOrDefault(r => container == r.Name || (container.StartsWith(r.Name + "-", StringComparison.Ordinal) && container.Length == r.Name.Length + 9 && container[(r.Name.Length + 1)..].All(char.IsAsciiLetterLower)));
+
+    // Podman: {"Name":"catalog-1","ContainerExitCode":137,...}; Docker: {"Actor":{"Attributes":{"name":"catalog-1","exitCode":"137"}},...}.
+    private static (string? Container, int ExitCode) Parse(string line)
+    {
+        try
+        {
+            using var json = JsonDocument.Parse(line);
+            var root = json.RootElement;
+            if (root.TryGetProperty("Actor", out var actor) && actor.TryGetProperty("Attributes", out var attributes))
+            {
+                return (attributes.TryGetProperty("name", out var name) ? name.GetString() : null,
+                    attributes.TryGetProperty("exitCode", out var code) && int.TryParse(code.GetString(), CultureInfo.InvariantCulture, out var exit) ? exit : -1);
+            }
+
+            return (root.TryGetProperty("Name", out var podmanName) ? podmanName.GetString() : null,
+                root.TryGetProperty("ContainerExitCode", out var podmanCode) && podmanCode.TryGetInt32(out var podmanExit) ? podmanExit : -1);
+        }
+        catch (JsonException)
+        {
+            return (null, -1);
+        }
+    }
+
+    [LoggerMessage(Level = LogLevel.Warning, Message = "{Resource} exited with {ExitCode}: {Why}")]
+    private static partial void LogExit(ILogger logger, string resource, int exitCode, string why);
+
+    [LoggerMessage(Level = LogLevel.Warning, Message = "Container exits will not show on the dashboard: {Runtime} events did not start ({Error})")]
+    private static partial void LogNoEvents(ILogger logger, string runtime, string error);
+}
