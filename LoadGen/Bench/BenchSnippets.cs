@@ -58,11 +58,11 @@ public static partial class BenchSnippets
     /// <c>&lt;!-- faults --&gt;</c> Frontend.Replicas' table, from <paramref name="faults"/> (docs/results/faults, <c>bench --faults</c>);
     /// <c>&lt;!-- protocols --&gt;</c> Gateway.Upstream's, from <paramref name="protocols"/> (docs/results/protocols, <c>bench --protocols</c>);
     /// <c>&lt;!-- as-run --&gt;</c> the system as it is run, from <paramref name="asRun"/> (docs/results/as-run, <c>bench --as-run</c>);
-    /// <c>&lt;!-- memory --&gt;</c> each lesson's rungs under the memory limits, one row each (<c>&lt;!-- memory: full --&gt;</c>
-    /// one row per rung), and <c>&lt;!-- memory: Flag --&gt;</c> one lesson's line, from <paramref name="memory"/> (docs/results/memory, <c>bench --memory</c>).
+    /// <c>&lt;!-- memory --&gt;</c> and <c>&lt;!-- memory: name --&gt;</c> what <paramref name="memory"/> renders by that name
+    /// (<see cref="MemoryBench.Renderer"/>, from docs/results/memory: <c>bench --memory</c>).
     public static string Update(
         string markdown, Func<string, BenchResult> reports, Func<Latency.LatencyResult> latency, Func<IReadOnlyList<FaultBench.Row>> faults, Func<IReadOnlyList<ProtocolBench.Row>> protocols,
-        Func<AsRunBench.Result> asRun, Func<MemoryBench.Result> memory) =>
+        Func<AsRunBench.Result> asRun, Func<string, string> memory) =>
         MemoryTables().Replace(AsRunTables().Replace(ProtocolTable().Replace(
             FaultTable().Replace(
                 LatencyTable().Replace(
@@ -73,7 +73,7 @@ public static partial class BenchSnippets
                 m => m.Groups["open"].Value + FaultBench.Table(faults()) + "\n" + m.Groups["close"].Value),
             m => m.Groups["open"].Value + ProtocolBench.Table(protocols()) + "\n" + m.Groups["close"].Value),
             m => m.Groups["open"].Value + AsRunBench.Tables(asRun()) + "\n" + m.Groups["close"].Value),
-            m => m.Groups["open"].Value + (m.Groups["flag"].Value switch { "" => MemoryBench.Compact(memory()), "full" => MemoryBench.Summary(memory()), var flag => MemoryBench.Line(memory(), flag) }) + "\n" + m.Groups["close"].Value);
+            m => m.Groups["open"].Value + memory(m.Groups["flag"].Value) + "\n" + m.Groups["close"].Value);
 
     /// <summary>The folder under docs/results of <c>latency</c>'s committed report.</summary>
     public const string LatencyResults = "latency";

@@ -119,6 +119,146 @@ public static partial class MemoryBench
         return new Result(engine.Program, limits, points, notes);
     }
 
+    public const string SoakFile = "soak.md";
+    public const string SoakJson = "soak.json";
+
+    /// <summary>One service's replicas through the soak: the highest cgroup peak of any, its limit, and the deaths of any.</summary>
+    public sealed record SoakRow(string Service, int Replicas, double PeakMiB, double LimitMiB, double PeakHeapMiB, int Restarts);
+
+    public sealed record Soak(double Seconds, double Rate, long Requests, long Failed, double P50Ms, double P99Ms, IReadOnlyList<SoakRow> Services);
+
+    /// <summary>
+    /// <c>bench --memory --soak N</c>: LoadGen's default load, as the AppHost's <c>loadgen</c> resource sends it
+    /// (AppHost.cs: the mix <see cref="Scenario.DefaultMix"/>, 10 MiB uploads and downloads, 1 a second, 16 in flight at
+    /// the most, following the flags), for N seconds through the Gateway with every flag optimized: every replica's
+    /// cgroup peak against its limit, its GC heap's, the replicas that died, the requests that failed.
+    /// </summary>
+    public static async Task<Soak> SoakAsync(Options options, TimeSpan duration, Action<string> progress, CancellationToken cancellationToken)
+    {
+        var adminKey = Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(24));
+        progress("starting the AppHost in container mode (images built first when stale)");
+        await using var apphost = await AppHostProcess.StartAsync(containers: true, options.Configuration, [$"--Parameters:{SystemContract.AdminKeyParameter}={adminKey}"], cancellationToken);
+        using var gateway = new HttpClient { BaseAddress = AppHostProcess.Gateway, Timeout = TimeSpan.FromMinutes(5) };
+        using var admin = new HttpClient { BaseAddress = AppHostProcess.Gateway };
+        admin.DefaultRequestHeaders.Add("X-Admin-Key", adminKey);
+        await SetFlagsAsync(admin, flag: null, PerfMode.Optimized, cancellationToken);
+
+        var names = await ContainerNamesAsync(cancellationToken);
+        var engine = await ContainerEngine.FindAsync(names[SystemContract.Gateway][0], cancellationToken);
+        var replicas = names.SelectMany(n => n.Value.Select(container => (Service: n.Key, Container: container))).ToList();
+        var before = new Dictionary<string, ContainerState>();
+        var ports = new Dictionary<string, int>();
+        foreach (var (_, container) in replicas)
+        {
+            before[container] = await engine.InspectAsync(container, cancellationToken);
+            ContainerEngine.ResetPeak(ContainerEngine.MemoryCgroup(before[container].Pid));
+            ports[container] = await engine.HostPortAsync(container, 8080, cancellationToken);
+        }
+
+        var heaps = new Dictionary<string, long>();
+        using var sampling = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        var sampler = Task.Run(async () =>
+        {
+            using var client = new HttpClient { Timeout = TimeSpan.FromSeconds(2) };
+            while (!sampling.IsCancellationRequested)
+            {
+                foreach (var (_, container) in replicas)
+                {
+                    try
+                    {
+                        var counters = await client.GetFromJsonAsync<RuntimeCounters>(Invariant($"http://127.0.0.1:{ports[container]}{SystemContract.RuntimePath}"), sampling.Token);
+                        heaps[container] = Math.Max(heaps.GetValueOrDefault(container), counters!.GcHeapBytes);
+                    }
+                    catch (Exception error) when (error is HttpRequestException or TaskCanceledException or JsonException)
+                    {
+                        // Busy or restarting: the next sample.
+                    }
+                }
+
+                try
+                {
+                    await Task.Delay(500, sampling.Token);
+                }
+                catch (OperationCanceledException)
+                {
+                    break;
+                }
+            }
+        }, CancellationToken.None);
+
+        var load = Scenario.Parse(Scenario.DefaultMix, [ModeControl.FollowFlags], 10L * 1024 * 1024);
+        await using var download = new DownloadFile(gateway, 10L * 1024 * 1024);
+        await load.PrepareAsync(download, cancellationToken);
+        var runner = new OpenModelRunner(gateway, load.Next, maxInFlight: 16);
+        runner.Rate.PerSecond = 1;
+        progress(Invariant($"LoadGen's default load for {duration.TotalSeconds:0} s"));
+        var stats = (await runner.RunAsync(duration, cancellationToken)).Values.ToList();
+        await sampling.CancelAsync();
+        await sampler;
+
+        var all = new ModeStats("all");
+        stats.ForEach(all.Add);
+        var rows = new List<SoakRow>();
+        foreach (var service in replicas.GroupBy(r => r.Service))
+        {
+            double peak = 0, limit = 0;
+            var restarts = 0;
+            foreach (var (_, container) in service)
+            {
+                var after = await engine.InspectAsync(container, cancellationToken);
+                restarts += after.Restarts - before[container].Restarts + (after.Status == "running" ? 0 : 1);
+                peak = Math.Max(peak, (ContainerEngine.PeakBytes(ContainerEngine.MemoryCgroup(after.Pid)) ?? 0) / 1048576.0);
+                limit = after.MemoryLimit / 1048576.0;
+            }
+
+            rows.Add(new SoakRow(service.Key, service.Count(), peak, limit, service.Max(r => heaps.GetValueOrDefault(r.Container)) / 1048576.0, restarts));
+        }
+
+        return new Soak(duration.TotalSeconds, 1, all.Count, all.Errors, all.PercentileMs(50), all.PercentileMs(99), rows);
+    }
+
+    public static async Task WriteSoakAsync(string directory, Soak soak, string commandLine, CancellationToken cancellationToken)
+    {
+        Directory.CreateDirectory(directory);
+        await File.WriteAllTextAsync(Path.Combine(directory, SoakJson), JsonSerializer.Serialize(soak, new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }), cancellationToken);
+        var md = new StringBuilder()
+            .AppendLine("# LoadGen's default load under the memory limits")
+            .AppendLine()
+            .AppendLine(CultureInfo.InvariantCulture, $"Made by `{commandLine}` on {Environment.ProcessorCount} cores, {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC: container mode, every flag optimized.")
+            .AppendLine()
+            .Append(SoakTable(soak));
+        await File.WriteAllTextAsync(Path.Combine(directory, SoakFile), md.ToString(), cancellationToken);
+    }
+
+    public static string SoakTable(Soak soak)
+    {
+        var md = new StringBuilder()
+            .AppendLine(Invariant($"{soak.Seconds / 60:0} minutes of LoadGen's default load ({soak.Rate:0} a second, its mix of product lists, catalogs, exports, 10 MiB uploads and downloads): {soak.Requests:N0} requests, {soak.Failed} failed, p50 {soak.P50Ms:N0} ms, p99 {soak.P99Ms:N0} ms."))
+            .AppendLine()
+            .AppendLine("| service | replicas | peak MiB (highest replica) | limit MiB | of limit | GC heap peak MiB | replicas that died |")
+            .AppendLine("|---|---:|---:|---:|---:|---:|---:|");
+        foreach (var row in soak.Services)
+        {
+            md.AppendLine(Invariant($"| {row.Service} | {row.Replicas} | {row.PeakMiB:F0} | {row.LimitMiB:F0} | {row.PeakMiB / row.LimitMiB:P0} | {row.PeakHeapMiB:F0} | {row.Restarts} |"));
+        }
+
+        return md.ToString();
+    }
+
+    /// <summary>
+    /// What a marker <c>&lt;!-- memory: name --&gt;</c> quotes, from the reports in <paramref name="directory"/>: none, the
+    /// lessons in one row each; <c>full</c>, one row per rung; <c>gc</c>, the GC settings; <c>soak</c>, the default load;
+    /// a flag, that lesson's line.
+    /// </summary>
+    public static Func<string, string> Renderer(string directory) => name => name switch
+    {
+        "" => Compact(Read(directory)),
+        "full" => Summary(Read(directory)),
+        "gc" => GcBench.Table(GcBench.Read(directory)),
+        "soak" => SoakTable(JsonSerializer.Deserialize<Soak>(File.ReadAllText(Path.Combine(directory, SoakJson)), new JsonSerializerOptions(JsonSerializerDefaults.Web))!),
+        var flag => Line(Read(directory), flag),
+    };
+
     private static async Task<Point> MeasureAsync(ContainerEngine engine, HttpClient gateway, Lesson lesson, string rung, int inFlight, Options options,
         IReadOnlyList<string> replicas, string? stored, CancellationToken cancellationToken)
     {

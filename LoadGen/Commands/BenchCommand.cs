@@ -38,6 +38,7 @@ public static class BenchCommand
         });
         var memory = new Option<bool>("--memory") { Description = "Measure the lessons with a memory cost instead, rung by rung, in container mode under the AppHost's default memory limits: peak memory and GC heap of the lesson's replicas, requests failed and how, replicas killed, at 1, 2, 4, 8 and 16 in flight (--points), 2 requests per client (--requests), files of 64 MiB (--upload-mb); writes docs/results/memory unless --out says otherwise." };
         var gc = new Option<bool>("--gc") { Description = "With --memory, compare the GC settings instead: Server GC with DATAS (the default), Workstation GC, and Server GC without DATAS, one AppHost in container mode each, at rest (--idle seconds) and with the product list and the catalog at 16 in flight; writes gc.md beside the memory report." };
+        var soak = new Option<int?>("--soak") { Description = "With --memory, run LoadGen's default load for this many seconds instead (every flag optimized, under the limits): each service's peak against its limit, replicas that died, requests that failed; writes soak.md beside the memory report." };
         var lessons = new Option<string?>("--flags") { Description = $"With --memory, the lessons, comma-separated: {string.Join(", ", MemoryBench.Lessons.Select(l => l.Flag))} (default: all)." };
         var idle = Positive("--idle", "With --as-run: seconds of each idle window.", 60);
         var rate = Positive("--rate", "With --as-run: product lists a second under the AppHost, healthy and then with one Catalog replica frozen.", 4);
@@ -69,7 +70,7 @@ public static class BenchCommand
 
         var command = new Command("bench", "Start the services per mode (naive, optimized, baseline), run every scenario, write the report.")
         {
-            output, scenario, sweep, faults, protocols, asRun, memory, gc, lessons, phases, idle, rate, freeze, window, points, updateDocs, products, requests, concurrency, concurrentRequests, uploadMb, uploads, warmUp,
+            output, scenario, sweep, faults, protocols, asRun, memory, gc, soak, lessons, phases, idle, rate, freeze, window, points, updateDocs, products, requests, concurrency, concurrentRequests, uploadMb, uploads, warmUp,
         };
         command.Validators.Add(result =>
         {
@@ -102,7 +103,7 @@ public static class BenchCommand
 
             if (parse.GetValue(memory))
             {
-                return await RunMemoryAsync(parse, output, points, requests, uploadMb, lessons, gc, idle, cancellationToken);
+                return await RunMemoryAsync(parse, output, points, requests, uploadMb, lessons, gc, soak, idle, cancellationToken);
             }
 
             if (parse.GetValue(protocols))
@@ -176,8 +177,8 @@ public static class BenchCommand
 
     /// <summary><c>bench --memory</c>: <see cref="MemoryBench"/>, its report written and printed.</summary>
     private static async Task<int> RunMemoryAsync(
-        ParseResult parse, Option<string?> output, Option<string?> points, Option<int> requests, Option<int> uploadMb, Option<string?> lessons, Option<bool> gc, Option<int> idle,
-        CancellationToken cancellationToken)
+        ParseResult parse, Option<string?> output, Option<string?> points, Option<int> requests, Option<int> uploadMb, Option<string?> lessons, Option<bool> gc, Option<int?> soak,
+        Option<int> idle, CancellationToken cancellationToken)
     {
         var options = new MemoryBench.Options(
             parse.GetValue(output) ?? Path.Combine(LocalSystem.LocalSystem.RepositoryRoot(), "docs", "results", MemoryBench.Results),
@@ -187,6 +188,14 @@ public static class BenchCommand
             Flags: Split(parse.GetValue(lessons) ?? ""),
             LocalSystem.LocalSystem.CurrentConfiguration);
         var commandLine = string.Join(" ", ["dotnet run -c Release --project LoadGen --", .. parse.Tokens.Select(t => t.Value)]);
+        if (parse.GetValue(soak) is { } seconds)
+        {
+            var soaked = await MemoryBench.SoakAsync(options, TimeSpan.FromSeconds(seconds), line => Console.Error.WriteLine(line), cancellationToken);
+            await MemoryBench.WriteSoakAsync(options.OutputDirectory, soaked, commandLine, cancellationToken);
+            Console.WriteLine(await File.ReadAllTextAsync(Path.Combine(options.OutputDirectory, MemoryBench.SoakFile), cancellationToken));
+            return soaked.Failed > 0 || soaked.Services.Any(s => s.Restarts > 0) ? 1 : 0;
+        }
+
         if (parse.GetValue(gc))
         {
             var window = TimeSpan.FromSeconds(parse.GetValue(idle));
@@ -233,7 +242,7 @@ public static class BenchCommand
                 () => FaultBench.Read(Path.Combine(root, "docs", "results", FaultBench.Results)),
                 () => ProtocolBench.Read(Path.Combine(root, "docs", "results", ProtocolBench.Results)),
                 () => AsRunBench.Read(Path.Combine(root, "docs", "results", AsRunBench.Results)),
-                () => MemoryBench.Read(Path.Combine(root, "docs", "results", MemoryBench.Results)));
+                MemoryBench.Renderer(Path.Combine(root, "docs", "results", MemoryBench.Results)));
             if (updated != text)
             {
                 await File.WriteAllTextAsync(page, updated, cancellationToken);

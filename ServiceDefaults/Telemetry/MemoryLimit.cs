@@ -30,7 +30,11 @@ public static class MemoryLimit
     /// <summary>The most the GC may commit for its heap: its hard limit, 75% of the cgroup's by default.</summary>
     public static long GcHeapLimitBytes => GC.GetGCMemoryInfo().TotalAvailableMemoryBytes;
 
-    /// <summary>Gauges on <see cref="PerfTelemetry.Meter"/>: <c>httpperf.memory.limit</c> (when there is one) and <c>httpperf.memory.usage</c>.</summary>
+    /// <summary>
+    /// Gauges on <see cref="PerfTelemetry.Meter"/>: <c>httpperf.memory.usage</c>, and where there is a limit
+    /// <c>httpperf.memory.limit</c> and <c>httpperf.memory.utilization</c> (usage over limit, the one chart that shows a
+    /// replica against its limit).
+    /// </summary>
     public static void AddGauges()
     {
         // Once per process: the meter is static, and a test host may add the service defaults more than once.
@@ -43,6 +47,9 @@ public static class MemoryLimit
             unit: "By", description: "The memory limit of this replica's cgroup (a container's --memory): past it the kernel kills the process.");
         PerfTelemetry.Meter.CreateObservableGauge("httpperf.memory.usage", () => UsageBytes is { } usage ? [new Measurement<long>(usage)] : Array.Empty<Measurement<long>>(),
             unit: "By", description: "Memory this replica's cgroup holds, as the kernel counts it against the limit.");
+        PerfTelemetry.Meter.CreateObservableGauge("httpperf.memory.utilization",
+            () => (UsageBytes, LimitBytes) is ({ } usage, { } limit) ? [new Measurement<double>((double)usage / limit)] : Array.Empty<Measurement<double>>(),
+            unit: "1", description: "This replica's memory as a share of its limit: at 1 the kernel kills it. One replica's chart: pick the replica, not the service (the service's adds its replicas up).");
     }
 
     private static long? Read(string file)

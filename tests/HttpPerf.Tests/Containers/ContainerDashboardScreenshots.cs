@@ -74,14 +74,14 @@ public sealed class ContainerDashboardScreenshots
     }
 
     // A dashboard select (Resource, Duration), found by what it shows, and one of its options.
-    private static async Task SelectAsync(IPage page, string shown, Regex option)
+    internal static async Task SelectAsync(IPage page, string shown, Regex option)
     {
         await page.GetByRole(AriaRole.Combobox).Filter(new() { HasText = shown }).First.ClickAsync();
         await page.Locator("fluent-option:visible").Filter(new() { HasTextRegex = option }).First.ClickAsync();
         await page.WaitForTimeoutAsync(1_500);
     }
 
-    private static async Task DelayUntil(Stopwatch clock, TimeSpan at)
+    internal static async Task DelayUntil(Stopwatch clock, TimeSpan at)
     {
         if (at - clock.Elapsed is { } wait && wait > TimeSpan.Zero)
         {
@@ -90,7 +90,7 @@ public sealed class ContainerDashboardScreenshots
     }
 
     /// <summary>Container mode at the AppHost's default catalog size, as a person's run has it.</summary>
-    private sealed class DefaultCatalog : ContainerModeFixture
+    internal sealed class DefaultCatalog : ContainerModeFixture
     {
         protected override int? ProductCount => null;
     }
