@@ -155,37 +155,7 @@ public static partial class MemoryBench
             ports[container] = await engine.HostPortAsync(container, 8080, cancellationToken);
         }
 
-        var heaps = new Dictionary<string, long>();
-        using var sampling = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        var sampler = Task.Run(async () =>
-        {
-            using var client = new HttpClient { Timeout = TimeSpan.FromSeconds(2) };
-            while (!sampling.IsCancellationRequested)
-            {
-                foreach (var (_, container) in replicas)
-                {
-                    try
-                    {
-                        var counters = await client.GetFromJsonAsync<RuntimeCounters>(Invariant($"http://127.0.0.1:{ports[container]}{SystemContract.RuntimePath}"), sampling.Token);
-                        heaps[container] = Math.Max(heaps.GetValueOrDefault(container), counters!.GcHeapBytes);
-                    }
-                    catch (Exception error) when (error is HttpRequestException or TaskCanceledException or JsonException)
-                    {
-                        // Busy or restarting: the next sample.
-                    }
-                }
-
-                try
-                {
-                    await Task.Delay(500, sampling.Token);
-                }
-                catch (OperationCanceledException)
-                {
-                    break;
-                }
-            }
-        }, CancellationToken.None);
-
+        var samples = new RuntimeSampler(replicas.Select(r => (r.Container, ports[r.Container])), TimeSpan.FromMilliseconds(500));
         var load = Scenario.Parse(Scenario.DefaultMix, [ModeControl.FollowFlags], 10L * 1024 * 1024);
         await using var download = new DownloadFile(gateway, 10L * 1024 * 1024);
         await load.PrepareAsync(download, cancellationToken);
@@ -193,8 +163,7 @@ public static partial class MemoryBench
         runner.Rate.PerSecond = 1;
         progress(Invariant($"LoadGen's default load for {duration.TotalSeconds:0} s"));
         var stats = (await runner.RunAsync(duration, cancellationToken)).Values.ToList();
-        await sampling.CancelAsync();
-        await sampler;
+        await samples.DisposeAsync();
 
         var all = new ModeStats("all");
         stats.ForEach(all.Add);
@@ -211,7 +180,7 @@ public static partial class MemoryBench
                 limit = after.MemoryLimit / 1048576.0;
             }
 
-            rows.Add(new SoakRow(service.Key, service.Count(), peak, limit, service.Max(r => heaps.GetValueOrDefault(r.Container)) / 1048576.0, restarts));
+            rows.Add(new SoakRow(service.Key, service.Count(), peak, limit, service.Max(r => samples.Peak(r.Container, c => c.GcHeapBytes)) / 1048576.0, restarts));
         }
 
         return new Soak(duration.TotalSeconds, 1, all.Count, all.Errors, all.PercentileMs(50), all.PercentileMs(99), rows);
@@ -273,42 +242,9 @@ public static partial class MemoryBench
             ports[replica] = await engine.HostPortAsync(replica, 8080, cancellationToken);
         }
 
-        // The GC heaps', the processes' working sets' and the cgroups' high-water marks, sampled every 100 ms while the point runs (a restarted replica
-        // starts a new cgroup: what it reached before it died is in the last sample).
-        long heapPeak = 0, heapLimit = 0, samplePeak = 0, workingSetPeak = 0;
-        using var sampling = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        var sampler = Task.Run(async () =>
-        {
-            using var client = new HttpClient { Timeout = TimeSpan.FromSeconds(1) };
-            while (!sampling.IsCancellationRequested)
-            {
-                foreach (var replica in replicas)
-                {
-                    try
-                    {
-                        var counters = await client.GetFromJsonAsync<RuntimeCounters>(Invariant($"http://127.0.0.1:{ports[replica]}{SystemContract.RuntimePath}"), sampling.Token);
-                        heapPeak = Math.Max(heapPeak, counters!.GcHeapBytes);
-                        heapLimit = Math.Max(heapLimit, counters.GcHeapLimitBytes);
-                        samplePeak = Math.Max(samplePeak, counters.MemoryUsageBytes ?? 0);
-                        workingSetPeak = Math.Max(workingSetPeak, counters.WorkingSetBytes);
-                    }
-                    catch (Exception error) when (error is HttpRequestException or TaskCanceledException or JsonException)
-                    {
-                        // Busy, dying or restarting: the next sample.
-                    }
-                }
-
-                try
-                {
-                    await Task.Delay(100, sampling.Token);
-                }
-                catch (OperationCanceledException)
-                {
-                    break;
-                }
-            }
-        }, CancellationToken.None);
-
+        // The GC heaps', the processes' working sets' and the cgroups' high-water marks, sampled every 100 ms while the
+        // point runs (a restarted replica starts a new cgroup: what it reached before it died is in the last sample).
+        var samples = new RuntimeSampler(replicas.Select(r => (r, ports[r])), TimeSpan.FromMilliseconds(100));
         var clock = Stopwatch.StartNew();
         var failures = new Dictionary<string, int>();
         var succeeded = 0;
@@ -331,10 +267,9 @@ public static partial class MemoryBench
             }
         }));
         var seconds = clock.Elapsed.TotalSeconds;
-        await sampling.CancelAsync();
-        await sampler;
+        await samples.DisposeAsync();
 
-        long peak = samplePeak;
+        long peak = replicas.Max(r => samples.Peak(r, c => c.MemoryUsageBytes ?? 0));
         int restarts = 0, oomKilled = 0;
         foreach (var replica in replicas)
         {
@@ -348,7 +283,8 @@ public static partial class MemoryBench
         }
 
         return new Point(lesson.Flag, lesson.Service, rung, inFlight, inFlight * options.RequestsPerClient, succeeded, failures,
-            peak / 1048576.0, before[replicas[0]].MemoryLimit / 1048576.0, workingSetPeak / 1048576.0, heapPeak / 1048576.0, heapLimit / 1048576.0, restarts, oomKilled, seconds);
+            peak / 1048576.0, before[replicas[0]].MemoryLimit / 1048576.0, replicas.Max(r => samples.Peak(r, c => c.WorkingSetBytes)) / 1048576.0,
+            replicas.Max(r => samples.Peak(r, c => c.GcHeapBytes)) / 1048576.0, replicas.Max(r => samples.Peak(r, c => c.GcHeapLimitBytes)) / 1048576.0, restarts, oomKilled, seconds);
     }
 
     /// <summary>Sends one request and reads its body to the end: null when it succeeded whole, else how it failed.</summary>
@@ -566,5 +502,69 @@ public static partial class MemoryBench
         }
 
         return md.ToString();
+    }
+}
+
+/// <summary>
+/// Each replica's <c>/runtime</c>, read at <c>interval</c> from its published port until disposed, and the highest of
+/// any figure seen: a point's GC heap, working set, or cgroup usage (a replica that is busy, dying or restarting misses
+/// a sample).
+/// </summary>
+internal sealed class RuntimeSampler : IAsyncDisposable
+{
+    private readonly List<(string Replica, RuntimeCounters Counters)> _samples = [];
+    private readonly CancellationTokenSource _stop = new();
+    private readonly Task _sampling;
+
+    public RuntimeSampler(IEnumerable<(string Replica, int Port)> replicas, TimeSpan interval)
+    {
+        var targets = replicas.ToList();
+        _sampling = Task.Run(async () =>
+        {
+            using var client = new HttpClient { Timeout = TimeSpan.FromSeconds(2) };
+            while (!_stop.IsCancellationRequested)
+            {
+                foreach (var (replica, port) in targets)
+                {
+                    try
+                    {
+                        var counters = await client.GetFromJsonAsync<RuntimeCounters>(Invariant($"http://127.0.0.1:{port}{SystemContract.RuntimePath}"), _stop.Token);
+                        lock (_samples)
+                        {
+                            _samples.Add((replica, counters!));
+                        }
+                    }
+                    catch (Exception error) when (error is HttpRequestException or TaskCanceledException or JsonException)
+                    {
+                        // Busy, dying or restarting: the next sample.
+                    }
+                }
+
+                try
+                {
+                    await Task.Delay(interval, _stop.Token);
+                }
+                catch (OperationCanceledException)
+                {
+                    break;
+                }
+            }
+        });
+    }
+
+    /// <summary>The highest <paramref name="figure"/> of <paramref name="replica"/> seen, or 0.</summary>
+    public long Peak(string replica, Func<RuntimeCounters, long> figure)
+    {
+        lock (_samples)
+        {
+            return _samples.Where(s => s.Replica == replica).Select(s => figure(s.Counters)).DefaultIfEmpty(0).Max();
+        }
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        await _stop.CancelAsync();
+        await _sampling;
+        _stop.Dispose();
     }
 }
