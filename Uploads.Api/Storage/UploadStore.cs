@@ -133,8 +133,7 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
 
     public async Task StartAsync(CancellationToken cancellationToken)
     {
-        Directory.CreateDirectory(Incoming);
-        _lock = TryLock(Path.Combine(Incoming, LockName), FileMode.OpenOrCreate)
+        _lock = await ClaimIncomingAsync(cancellationToken)
             ?? throw new InvalidOperationException($"Another live replica uses the instance id '{Instance}' in {_root}: set Uploads:InstanceId.");
 
         // Our own leftovers (we restarted), and those of replicas that are gone (nobody holds their lock).
@@ -150,15 +149,17 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
 
             try
             {
+                // Deleted with its lock held (Linux unlinks an open file): a replica of that name starting again waits
+                // for the folder to be gone rather than take it back half-deleted (ClaimIncomingAsync).
                 var pending = RemovePending(other);
-                orphaned.Dispose();
                 Directory.Delete(other, recursive: true);
                 removed += pending;
                 gone.Add(Path.GetFileName(other));
             }
-            catch (Exception raced) when (raced is DirectoryNotFoundException or FileNotFoundException)
+            catch (IOException)
             {
-                // Replicas start together: another one took the lock between our look and ours, and cleared it first.
+                // Replicas start together: another one took the lock between our look and ours, and cleared it first
+                // (or is clearing it still). What is left, the next start clears.
             }
         }
 
@@ -170,6 +171,60 @@ public sealed class UploadStore(IOptions<UploadOptions> options, IHostEnvironmen
         // The quota counts what is stored now: every committed upload, as it is on disk.
         var stored = Directory.GetDirectories(_root).Where(d => IsId(Path.GetFileName(d))).Sum(d => new FileInfo(Path.Combine(d, DataName)).Length);
         await quota.StartAsync(stored, Instance, gone);
+    }
+
+    /// <summary>
+    /// This replica's incoming folder, its lock held. Replicas that start together each take the folders whose lock
+    /// nobody holds for a gone replica's, and delete them: a folder made and then locked could be taken in between.
+    /// So a new one is made outside <c>.incoming</c> (in the data folder, under a name that is no upload's id), locked,
+    /// and only then moved into place, in one rename. One our last run left is ours once we hold its lock and it is
+    /// still there; while another replica holds it, it is clearing it, and we wait for it to be gone. Null when a live
+    /// replica uses this instance id.
+    /// </summary>
+    private async Task<FileStream?> ClaimIncomingAsync(CancellationToken cancellationToken)
+    {
+        Directory.CreateDirectory(IncomingRoot);
+        foreach (var stale in Directory.GetDirectories(_root, $".claiming-{Instance}-*"))
+        {
+            Directory.Delete(stale, recursive: true); // our own claim, cut short by a crash
+        }
+
+        var lockPath = Path.Combine(Incoming, LockName);
+        for (var attempt = 0; attempt < 100; attempt++)
+        {
+            if (Directory.Exists(Incoming))
+            {
+                // Its lock file, once it has one: a folder without one after a while is a crash's (an older version made
+                // the folder first), which no other replica touches, so we may give it one.
+                var held = TryLock(lockPath, attempt < 25 ? FileMode.Open : FileMode.OpenOrCreate);
+                if (held is not null && File.Exists(lockPath))
+                {
+                    return held;
+                }
+
+                held?.Dispose(); // cleared under us: the next attempt makes it anew
+            }
+            else
+            {
+                var staging = Directory.CreateDirectory(Path.Combine(_root, $".claiming-{Instance}-{Guid.NewGuid():N}")).FullName;
+                var held = TryLock(Path.Combine(staging, LockName), FileMode.CreateNew)!;
+                try
+                {
+                    Directory.Move(staging, Incoming);
+                    return held;
+                }
+                catch (IOException)
+                {
+                    // Our last run's folder appeared, or is still being cleared: the next attempt looks again.
+                    held.Dispose();
+                    Directory.Delete(staging, recursive: true);
+                }
+            }
+
+            await Task.Delay(20, cancellationToken);
+        }
+
+        return null;
     }
 
     public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;

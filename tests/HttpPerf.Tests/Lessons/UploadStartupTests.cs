@@ -16,6 +16,7 @@ public sealed class UploadStartupTests
 {
     private const int Replicas = 4;
     private const int Gone = 30;
+    private const string Restarted = "restarted";
 
     [Fact]
     public async Task Replicas_starting_at_once_clear_the_leftovers_of_gone_ones_and_none_fails()
@@ -34,7 +35,11 @@ public sealed class UploadStartupTests
                     await File.WriteAllTextAsync(Path.Combine(incoming, $"gone-{round}-{i}", ".lock"), "", TestContext.Current.CancellationToken);
                 }
 
-                var stores = Enumerable.Range(0, Replicas).Select(i => Store(folder, $"live-{round}-{i}")).ToArray();
+                // One replica comes back under the name it had (a process restarted in place keeps its instance id): its
+                // last run's folder is a leftover nobody holds, which the others may take for a gone replica's while it
+                // claims it back.
+                var names = Enumerable.Range(0, Replicas).Select(i => i == 0 ? Restarted : $"live-{round}-{i}").ToArray();
+                var stores = names.Select(name => Store(folder, name)).ToArray();
                 try
                 {
                     using var start = new Barrier(Replicas);
@@ -45,9 +50,7 @@ public sealed class UploadStartupTests
                     }, TestContext.Current.CancellationToken)));
 
                     // Only the live replicas' own folders are left, each with nothing in progress.
-                    Assert.Equal(
-                        Enumerable.Range(0, Replicas).Select(i => $"live-{round}-{i}").Order(),
-                        Directory.GetDirectories(incoming).Select(Path.GetFileName).Order());
+                    Assert.Equal(names.Order(), Directory.GetDirectories(incoming).Select(Path.GetFileName).Order());
                     Assert.All(Directory.GetDirectories(incoming), live => Assert.Empty(Directory.GetDirectories(live)));
                 }
                 finally
