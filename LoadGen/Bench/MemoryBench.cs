@@ -57,6 +57,8 @@ public static partial class MemoryBench
 
     public sealed record Result(string Engine, IReadOnlyDictionary<string, double> LimitsMiB, IReadOnlyList<Point> Points, IReadOnlyList<string> Notes);
 
+    private static bool s_unresettable;
+
     public static async Task<Result> RunAsync(Options options, Action<string> progress, CancellationToken cancellationToken)
     {
         var adminKey = Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(24));
@@ -116,6 +118,13 @@ public static partial class MemoryBench
         }
 
         await SetFlagsAsync(admin, flag: null, PerfMode.Optimized, cancellationToken);
+        if (s_unresettable)
+        {
+            // Not root, or cgroup v2: each point's peak is the highest of the 100 ms samples and the cgroup's mark since
+            // the replica's start, which a rung before may have set.
+            notes.Add("Some replicas' cgroup high-water marks could not be reset (the bench needs root and cgroup v1 for that): their peaks are the sampled ones, or since the replica started.");
+        }
+
         return new Result(engine.Program, limits, points, notes);
     }
 
@@ -238,7 +247,7 @@ public static partial class MemoryBench
         {
             before[replica] = await engine.InspectAsync(replica, cancellationToken);
             cgroups[replica] = ContainerEngine.MemoryCgroup(before[replica].Pid);
-            ContainerEngine.ResetPeak(cgroups[replica]);
+            s_unresettable |= !ContainerEngine.ResetPeak(cgroups[replica]);
             ports[replica] = await engine.HostPortAsync(replica, 8080, cancellationToken);
         }
 
