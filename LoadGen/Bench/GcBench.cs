@@ -41,17 +41,9 @@ public static class GcBench
         var rows = new List<Row>();
         foreach (var (gc, environment) in Settings)
         {
-            var adminKey = Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(24));
             progress($"{gc}: starting the AppHost in container mode");
-            await using var apphost = await AppHostProcess.StartAsync(containers: true, options.Configuration,
-                [$"--Parameters:{SystemContract.AdminKeyParameter}={adminKey}", .. environment.Select(e => $"--Containers:Environment:{e}")], cancellationToken);
-            using var gateway = new HttpClient { BaseAddress = AppHostProcess.Gateway, Timeout = TimeSpan.FromMinutes(3) };
-            using var admin = new HttpClient { BaseAddress = AppHostProcess.Gateway };
-            admin.DefaultRequestHeaders.Add("X-Admin-Key", adminKey);
-            await MemoryBench.SetFlagsAsync(admin, flag: null, PerfMode.Optimized, cancellationToken);
-
-            var names = await MemoryBench.ContainerNamesAsync(cancellationToken);
-            var engine = await ContainerEngine.FindAsync(names[SystemContract.Gateway][0], cancellationToken);
+            await using var system = await ContainerSystem.StartAsync(options.Configuration, environment.Select(e => $"--Containers:Environment:{e}"), cancellationToken);
+            var (gateway, engine, names) = (system.Gateway, system.Engine, system.Names);
             var replicas = new List<(string Service, string Container, int Port)>();
             foreach (var service in Services)
             {

@@ -57,20 +57,11 @@ public static partial class MemoryBench
 
     public sealed record Result(string Engine, IReadOnlyDictionary<string, double> LimitsMiB, IReadOnlyList<Point> Points, IReadOnlyList<string> Notes);
 
-    private static bool s_unresettable;
-
     public static async Task<Result> RunAsync(Options options, Action<string> progress, CancellationToken cancellationToken)
     {
-        var adminKey = Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(24));
         progress("starting the AppHost in container mode (images built first when stale)");
-        await using var apphost = await AppHostProcess.StartAsync(containers: true, options.Configuration, [$"--Parameters:{SystemContract.AdminKeyParameter}={adminKey}"], cancellationToken);
-        using var gateway = new HttpClient { BaseAddress = AppHostProcess.Gateway, Timeout = TimeSpan.FromMinutes(3) };
-        using var admin = new HttpClient { BaseAddress = AppHostProcess.Gateway };
-        admin.DefaultRequestHeaders.Add("X-Admin-Key", adminKey);
-
-        var names = await ContainerNamesAsync(cancellationToken);
-        var engine = await ContainerEngine.FindAsync(names.Values.First()[0], cancellationToken);
-        names = await ContainerNamesAsync(cancellationToken, engine);
+        await using var system = await ContainerSystem.StartAsync(options.Configuration, [], cancellationToken);
+        var (gateway, admin, engine, names) = (system.Gateway, system.Admin, system.Engine, system.Names);
         var limits = new Dictionary<string, double>();
         foreach (var (service, containers) in names)
         {
@@ -99,7 +90,7 @@ public static partial class MemoryBench
                 foreach (var inFlight in options.InFlight)
                 {
                     progress(Invariant($"{lesson.Flag} {rung}, {inFlight} in flight"));
-                    var point = await MeasureAsync(engine, gateway, lesson, rung, inFlight, options, names[lesson.Service], stored, cancellationToken);
+                    var point = await MeasureAsync(engine, gateway, lesson, rung, inFlight, options, names[lesson.Service], stored, notes, cancellationToken);
                     points.Add(point);
                     progress(Invariant($"  {point.Succeeded}/{point.Requests} served, peak {point.PeakMiB:F0} of {point.LimitMiB:F0} MiB, working set {point.PeakWorkingSetMiB:F0} MiB, heap {point.PeakHeapMiB:F0} of {point.HeapLimitMiB:F0} MiB{(point.Survived ? "" : "; " + point.HowFailed)}"));
                     if (!point.Survived)
@@ -118,13 +109,6 @@ public static partial class MemoryBench
         }
 
         await SetFlagsAsync(admin, flag: null, PerfMode.Optimized, cancellationToken);
-        if (s_unresettable)
-        {
-            // Not root, or cgroup v2: each point's peak is the highest of the 100 ms samples and the cgroup's mark since
-            // the replica's start, which a rung before may have set.
-            notes.Add("Some replicas' cgroup high-water marks could not be reset (the bench needs root and cgroup v1 for that): their peaks are the sampled ones, or since the replica started.");
-        }
-
         return new Result(engine.Program, limits, points, notes);
     }
 
@@ -144,16 +128,9 @@ public static partial class MemoryBench
     /// </summary>
     public static async Task<Soak> SoakAsync(Options options, TimeSpan duration, Action<string> progress, CancellationToken cancellationToken)
     {
-        var adminKey = Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(24));
         progress("starting the AppHost in container mode (images built first when stale)");
-        await using var apphost = await AppHostProcess.StartAsync(containers: true, options.Configuration, [$"--Parameters:{SystemContract.AdminKeyParameter}={adminKey}"], cancellationToken);
-        using var gateway = new HttpClient { BaseAddress = AppHostProcess.Gateway, Timeout = TimeSpan.FromMinutes(5) };
-        using var admin = new HttpClient { BaseAddress = AppHostProcess.Gateway };
-        admin.DefaultRequestHeaders.Add("X-Admin-Key", adminKey);
-        await SetFlagsAsync(admin, flag: null, PerfMode.Optimized, cancellationToken);
-
-        var names = await ContainerNamesAsync(cancellationToken);
-        var engine = await ContainerEngine.FindAsync(names[SystemContract.Gateway][0], cancellationToken);
+        await using var system = await ContainerSystem.StartAsync(options.Configuration, [], cancellationToken);
+        var (gateway, engine, names) = (system.Gateway, system.Engine, system.Names);
         var replicas = names.SelectMany(n => n.Value.Select(container => (Service: n.Key, Container: container))).ToList();
         var before = new Dictionary<string, ContainerState>();
         var ports = new Dictionary<string, int>();
@@ -237,8 +214,12 @@ public static partial class MemoryBench
         var flag => Line(Read(directory), flag),
     };
 
+    // Not root, or cgroup v2: each point's peak is then the highest of the 100 ms samples and the cgroup's mark since
+    // the replica's start, which a rung before may have set.
+    private const string Unresettable = "Some replicas' cgroup high-water marks could not be reset (the bench needs root and cgroup v1 for that): their peaks are the sampled ones, or since the replica started.";
+
     private static async Task<Point> MeasureAsync(ContainerEngine engine, HttpClient gateway, Lesson lesson, string rung, int inFlight, Options options,
-        IReadOnlyList<string> replicas, string? stored, CancellationToken cancellationToken)
+        IReadOnlyList<string> replicas, string? stored, List<string> notes, CancellationToken cancellationToken)
     {
         var before = new Dictionary<string, ContainerState>();
         var cgroups = new Dictionary<string, string?>();
@@ -247,7 +228,10 @@ public static partial class MemoryBench
         {
             before[replica] = await engine.InspectAsync(replica, cancellationToken);
             cgroups[replica] = ContainerEngine.MemoryCgroup(before[replica].Pid);
-            s_unresettable |= !ContainerEngine.ResetPeak(cgroups[replica]);
+            if (!ContainerEngine.ResetPeak(cgroups[replica]) && !notes.Contains(Unresettable))
+            {
+                notes.Add(Unresettable);
+            }
             ports[replica] = await engine.HostPortAsync(replica, 8080, cancellationToken);
         }
 
@@ -329,7 +313,7 @@ public static partial class MemoryBench
         }
         catch (TaskCanceledException) when (!cancellationToken.IsCancellationRequested)
         {
-            return "no answer in 3 min";
+            return "no answer in 5 min";
         }
         catch (Exception error) when (error is HttpRequestException or IOException)
         {
@@ -575,5 +559,58 @@ internal sealed class RuntimeSampler : IAsyncDisposable
         await _stop.CancelAsync();
         await _sampling;
         _stop.Dispose();
+    }
+}
+
+/// <summary>
+/// The AppHost in container mode, as the memory benches start it: with an admin key of their own (so they can set
+/// flags), a client of the Gateway and one of its admin API, the engine that runs the containers, and each service's
+/// containers by name.
+/// </summary>
+internal sealed class ContainerSystem : IAsyncDisposable
+{
+    private readonly AppHostProcess _apphost;
+
+    private ContainerSystem(AppHostProcess apphost, string adminKey, ContainerEngine engine, Dictionary<string, IReadOnlyList<string>> names)
+    {
+        _apphost = apphost;
+        Admin.DefaultRequestHeaders.Add("X-Admin-Key", adminKey);
+        Engine = engine;
+        Names = names;
+    }
+
+    public HttpClient Gateway { get; } = new() { BaseAddress = AppHostProcess.Gateway, Timeout = TimeSpan.FromMinutes(5) };
+
+    public HttpClient Admin { get; } = new() { BaseAddress = AppHostProcess.Gateway };
+
+    public ContainerEngine Engine { get; }
+
+    public Dictionary<string, IReadOnlyList<string>> Names { get; }
+
+    /// <summary>Starts it with the AppHost's <paramref name="settings"/> besides the key, every flag optimized.</summary>
+    public static async Task<ContainerSystem> StartAsync(string configuration, IEnumerable<string> settings, CancellationToken cancellationToken)
+    {
+        var adminKey = Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(24));
+        var apphost = await AppHostProcess.StartAsync(containers: true, configuration, [$"--Parameters:{SystemContract.AdminKeyParameter}={adminKey}", .. settings], cancellationToken);
+        try
+        {
+            var names = await MemoryBench.ContainerNamesAsync(cancellationToken);
+            var engine = await ContainerEngine.FindAsync(names[SystemContract.Gateway][0], cancellationToken);
+            var system = new ContainerSystem(apphost, adminKey, engine, names);
+            await MemoryBench.SetFlagsAsync(system.Admin, flag: null, PerfMode.Optimized, cancellationToken);
+            return system;
+        }
+        catch
+        {
+            await apphost.DisposeAsync();
+            throw;
+        }
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        Gateway.Dispose();
+        Admin.Dispose();
+        await _apphost.DisposeAsync();
     }
 }
