@@ -13,6 +13,7 @@ internal static class RuleIds
     public const string Download = "HP0005";
     public const string Buffering = "HP0006";
     public const string Replicas = "HP0007";
+    public const string Grpc = "HP0008";
 
     /// <summary>The property a diagnostic carries when its code fix applies: which rewrite, by name.</summary>
     public const string FixKey = "fix";

@@ -66,6 +66,13 @@ public static class Rules
         DiagnosticSeverity.Info,
         "The standard handler retries only after an attempt has timed out, and service discovery's round robin sends the next call to the same stuck replica again. Where a dependency has replicas and its calls are safe to repeat, AddStandardHedgingHandler (or a hedging pipeline that picks another replica) bounds the tail. Info: a dependency with one replica, or calls that must not be repeated, do not need it.");
 
+    public static readonly DiagnosticDescriptor Grpc = Rule(
+        RuleIds.Grpc, "Frontend.Grpc",
+        "A gRPC receive limit raised for one large message",
+        "MaxReceiveMessageSize set to {0}: a message that needs more than gRPC's 4 MB is built, sent and held whole at both ends before any of it is used: stream it as messages of many items each",
+        DiagnosticSeverity.Warning,
+        "gRPC limits each received message to 4 MB because a message is buffered whole: the sender builds and serializes all of it, the receiver reads it into one array and parses every object before the call returns. A server stream of messages of a few hundred KB each keeps both ends to one message at a time, and the first items are used while the rest are still being read.");
+
     private static DiagnosticDescriptor Rule(string id, string lesson, string title, string message, DiagnosticSeverity severity, string description) =>
         new(id, $"{lesson}: {title}", message, Category, severity, isEnabledByDefault: true, description: description,
             helpLinkUri: PagesRoot + lesson + ".md");

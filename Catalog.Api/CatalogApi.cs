@@ -1,4 +1,5 @@
 using Catalog.Api.Data;
+using Catalog.Api.Grpc;
 using Catalog.Api.WriteStrategy;
 using Catalog.Api.Serialization;
 using Microsoft.Extensions.Options;
@@ -26,6 +27,9 @@ public static class CatalogApi
                 .WithSummary("The same bytes as /catalog/products, serialized once and served from memory: the benchmark's limit.");
         }
 
+        // gRPC needs HTTP/2: these answer on the service's h2 listener (catalog.proto).
+        app.MapGrpcService<CatalogGrpcService>();
+        app.MapGrpcHealthChecksService();
         return app;
     }
 

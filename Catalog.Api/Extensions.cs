@@ -1,4 +1,5 @@
 using Catalog.Api.Data;
+using Catalog.Api.Grpc;
 using Catalog.Api.Serialization;
 using Catalog.Api.WriteStrategy;
 using HttpPerf.ServiceDefaults.Contract;
@@ -24,6 +25,10 @@ public static class CatalogServiceExtensions
             .Variant<StreamingCatalogWriter>(PerfMode.Streaming)
             .Variant<FieldByFieldCatalogWriter>(PerfMode.Optimized);
         builder.Services.AddPitfall<ICatalogExportWriter, FlushPerRowExportWriter, CoalescedExportWriter>(ICatalogExportWriter.Flag);
+
+        // The catalog over gRPC for Frontend.Grpc, with the service's health checks as grpc.health.v1 (docs/pitfalls/Frontend.Grpc.md).
+        CatalogGrpcService.AddTo(builder.Services);
+        builder.Services.AddGrpcHealthChecks();
         return builder;
     }
 }

@@ -1,5 +1,6 @@
 using System.Text.Json;
 using Frontend.Api.CatalogClient;
+using Frontend.Api.Grpc;
 using Frontend.Api.Replicas;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using HttpPerf.ServiceDefaults.Contract;
@@ -41,6 +42,19 @@ public static class FrontendServiceExtensions
             .Variant<BufferedProductListWriter>(PerfMode.Naive)
             .Variant<StreamingProductListWriter>(PerfMode.Streaming)
             .Variant<FieldByFieldProductListWriter>(PerfMode.Optimized);
+
+        // The same list over gRPC (GET /products/grpc): its clients, its problems, its rungs (docs/pitfalls/Frontend.Grpc.md).
+        builder.Services.AddOptions<CatalogGrpcOptions>().BindConfiguration(CatalogGrpcOptions.Section)
+            .Validate(o => o.BatchSize is > 0 and <= CatalogGrpcOptions.MaxBatchSize, $"Frontend:Grpc:BatchSize must be 1 to {CatalogGrpcOptions.MaxBatchSize}.")
+            .Validate(o => o.Deadline > TimeSpan.Zero && o.StreamHedgingDelay > TimeSpan.Zero && o.UnaryHedgingDelay > TimeSpan.Zero, "Frontend:Grpc:Deadline and the hedging delays must be positive.")
+            .Validate(o => o.UnaryMaxReceiveMessageSize > 0, "Frontend:Grpc:UnaryMaxReceiveMessageSize must be positive.")
+            .ValidateOnStart();
+        CatalogGrpcClients.Add(builder.Services);
+        builder.Services.AddExceptionHandler<GrpcProblems>();
+        builder.Services.AddPitfall<IGrpcProductListWriter>(IGrpcProductListWriter.Flag)
+            .Variant<UnaryGrpcProductListWriter>(PerfMode.Naive)
+            .Variant<StreamedGrpcProductListWriter>(PerfMode.Streaming)
+            .Variant<FieldByFieldGrpcProductListWriter>(PerfMode.Optimized);
         return builder;
     }
 

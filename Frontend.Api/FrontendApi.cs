@@ -1,4 +1,5 @@
 using Frontend.Api.CatalogClient;
+using Frontend.Api.Grpc;
 
 using Microsoft.Extensions.Options;
 
@@ -14,6 +15,15 @@ public static class FrontendApi
             .Produces<IEnumerable<ProductView>>(contentType: "application/json")
             .ProducesProblem(StatusCodes.Status502BadGateway);
 
+        app.MapGet("/products/grpc", GetProductsOverGrpc)
+            .WithTags("Products")
+            .WithSummary("The same product list, byte for byte, read from Catalog.Api over gRPC; ?batch= products per streamed message (1 to 10,000).")
+            .Produces<IEnumerable<ProductView>>(contentType: "application/json")
+            .ProducesValidationProblem()
+            .ProducesProblem(StatusCodes.Status502BadGateway)
+            .ProducesProblem(StatusCodes.Status503ServiceUnavailable)
+            .ProducesProblem(StatusCodes.Status504GatewayTimeout);
+
         if (app.ServiceProvider.GetRequiredService<IOptions<FrontendOptions>>().Value.EnableBaseline)
         {
             app.MapGet("/products/baseline", RelayBaseline)
@@ -26,6 +36,11 @@ public static class FrontendApi
 
     public static Task GetProducts(IProductListWriter writer, HttpContext context, CancellationToken cancellationToken) =>
         writer.WriteProductsAsync(context, cancellationToken);
+
+    public static Task GetProductsOverGrpc(IGrpcProductListWriter writer, IOptions<CatalogGrpcOptions> options, HttpContext context, CancellationToken cancellationToken, int? batch = null) =>
+        batch is not null and not (> 0 and <= CatalogGrpcOptions.MaxBatchSize)
+            ? TypedResults.ValidationProblem(new Dictionary<string, string[]> { ["batch"] = [$"Products per message: 1 to {CatalogGrpcOptions.MaxBatchSize}."] }).ExecuteAsync(context)
+            : writer.WriteProductsAsync(context, batch ?? options.Value.BatchSize, cancellationToken);
 
     /// <summary>The least a hop can do: copy the Catalog's bytes to the caller as they arrive.</summary>
     public static async Task RelayBaseline(ICatalogApi catalog, HttpContext context, CancellationToken cancellationToken)

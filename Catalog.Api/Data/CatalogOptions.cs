@@ -12,6 +12,9 @@ public sealed class CatalogOptions
     /// <summary>Where the SQLite file lives, relative to the content root unless absolute.</summary>
     public string DataDirectory { get; set; } = "App_Data";
 
+    /// <summary>Products per message of the gRPC stream when the caller asks for none (docs/pitfalls/Frontend.Grpc.md).</summary>
+    public int GrpcBatchSize { get; set; } = 1_000;
+
     /// <summary>Adds <c>GET /catalog/products/baseline</c>, the benchmark's limit; off by default.</summary>
     public bool EnableBaseline { get; set; }
 }

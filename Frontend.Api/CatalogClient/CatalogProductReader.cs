@@ -11,7 +11,7 @@ namespace Frontend.Api.CatalogClient;
 /// product after product, in one pass, until a product has not all arrived; that one is parsed again from its start
 /// once more bytes are in, from the reader state saved after the product before it.
 /// </summary>
-public sealed class CatalogProductReader(Stream body) : IAsyncDisposable
+public sealed class CatalogProductReader(Stream body) : ICatalogProductFields, IAsyncDisposable
 {
     private readonly PipeReader _pipe = PipeReader.Create(body, new StreamPipeReaderOptions(bufferSize: 64 * 1024));
     private ReadOnlySequence<byte> _buffer; // the part of the pipe's last read not parsed yet

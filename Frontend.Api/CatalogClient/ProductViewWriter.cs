@@ -6,7 +6,8 @@ using System.Text.Json;
 namespace Frontend.Api.CatalogClient;
 
 /// <summary>
-/// <see cref="ProductView.From"/>'s mapping, written field by field straight from a <see cref="CatalogProductReader"/>
+/// <see cref="ProductView.From"/>'s mapping, written field by field straight from a reader's current product
+/// (<see cref="CatalogProductReader"/>, or the gRPC lesson's reader of a message: <see cref="ICatalogProductFields"/>)
 /// into the same JSON a <see cref="ProductView"/> serializes to, with no view object or string per product: the
 /// title, price and URL are composed as UTF-8 in one buffer reused for every product.
 /// </summary>
@@ -27,7 +28,7 @@ public sealed class ProductViewWriter(Utf8JsonWriter json)
 
     private readonly ArrayBufferWriter<byte> _text = new(256);
 
-    public void Write(CatalogProductReader product)
+    public void Write(ICatalogProductFields product)
     {
         json.WriteStartObject();
         json.WriteNumber(Id, product.Id);
@@ -48,7 +49,7 @@ public sealed class ProductViewWriter(Utf8JsonWriter json)
     }
 
     /// <summary><c>$"{product.Brand} {product.Name}"</c>.</summary>
-    private ReadOnlySpan<byte> TitleOf(CatalogProductReader product)
+    private ReadOnlySpan<byte> TitleOf(ICatalogProductFields product)
     {
         _text.ResetWrittenCount();
         _text.Write(product.Brand);

@@ -25,7 +25,7 @@ public static class BenchLadder
         {
             [PerfMode.Naive] = ["Catalog.Api/Serialization/NaiveCatalogWriter.cs"],
             [PerfMode.Streaming] = ["Catalog.Api/Serialization/StreamingCatalogWriter.cs"],
-            [PerfMode.Optimized] = ["Catalog.Api/Serialization/FieldByFieldCatalogWriter.cs", "Catalog.Api/Serialization/ProductRows.cs"],
+            [PerfMode.Optimized] = ["Catalog.Api/Serialization/FieldByFieldCatalogWriter.cs", "Catalog.Api/Data/ProductRows.cs"],
         },
         [Pitfalls.UploadsReader] = new()
         {

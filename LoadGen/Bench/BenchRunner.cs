@@ -239,7 +239,31 @@ public static class BenchRunner
     private static async Task<double> JitSecondsAsync(IReadOnlyList<ServiceProcess> services, CancellationToken cancellationToken) =>
         (await ReadCountersAsync(services, cancellationToken)).Values.Sum(c => c.JitSeconds);
 
-    private static async Task<Dictionary<string, RuntimeCounters>> ReadCountersAsync(IReadOnlyList<ServiceProcess> services, CancellationToken cancellationToken)
+    /// <summary>
+    /// GETs <paramref name="path"/> until a response's <c>X-Perf-Variants</c> names <paramref name="expected"/> (a
+    /// <c>flag=variant</c> just written to the flags file), at most 100 times 100 ms apart; throws if none does.
+    /// </summary>
+    internal static async Task UntilServedAsync(HttpClient client, string path, string expected, CancellationToken cancellationToken)
+    {
+        var served = "";
+        for (var attempt = 0; attempt < 100; attempt++)
+        {
+            using var response = await client.GetAsync(path, HttpCompletionOption.ResponseHeadersRead, cancellationToken);
+            await response.Content.CopyToAsync(Stream.Null, cancellationToken);
+            served = response.Headers.TryGetValues(PerfMode.VariantsHeader, out var values) ? string.Join(", ", values) : "";
+            if (served.Split(',', StringSplitOptions.TrimEntries).Contains(expected))
+            {
+                return;
+            }
+
+            await Task.Delay(100, cancellationToken);
+        }
+
+        throw new InvalidOperationException($"{path} was not served by {expected}: the last answer was served by '{served}'.");
+    }
+
+    /// <summary>Each service's runtime counters, read one after the other.</summary>
+    internal static async Task<Dictionary<string, RuntimeCounters>> ReadCountersAsync(IReadOnlyList<ServiceProcess> services, CancellationToken cancellationToken)
     {
         var counters = new Dictionary<string, RuntimeCounters>();
         foreach (var service in services)

@@ -36,6 +36,9 @@ public static partial class BenchSnippets
     [GeneratedRegex(@"(?<open><!-- protocols -->\n)(?<body>.*?)(?<close><!-- /protocols -->)", RegexOptions.Singleline)]
     private static partial Regex ProtocolTable();
 
+    [GeneratedRegex(@"(?<open><!-- grpc -->\n)(?<body>.*?)(?<close><!-- /grpc -->)", RegexOptions.Singleline)]
+    private static partial Regex GrpcTable();
+
     [GeneratedRegex(@"(?<open><!-- as-run -->\n)(?<body>.*?)(?<close><!-- /as-run -->)", RegexOptions.Singleline)]
     private static partial Regex AsRunTables();
 
@@ -57,13 +60,14 @@ public static partial class BenchSnippets
     /// <c>&lt;!-- latency --&gt;</c> marks seed 003's table, rendered from <paramref name="latency"/> (docs/results/latency);
     /// <c>&lt;!-- faults --&gt;</c> Frontend.Replicas' table, from <paramref name="faults"/> (docs/results/faults, <c>bench --faults</c>);
     /// <c>&lt;!-- protocols --&gt;</c> Gateway.Upstream's, from <paramref name="protocols"/> (docs/results/protocols, <c>bench --protocols</c>);
+    /// <c>&lt;!-- grpc --&gt;</c> Frontend.Grpc's, from <paramref name="grpc"/> (docs/results/grpc, <c>bench --grpc</c>);
     /// <c>&lt;!-- as-run --&gt;</c> the system as it is run, from <paramref name="asRun"/> (docs/results/as-run, <c>bench --as-run</c>);
     /// <c>&lt;!-- memory --&gt;</c> and <c>&lt;!-- memory: name --&gt;</c> what <paramref name="memory"/> renders by that name
     /// (<see cref="MemoryBench.Renderer"/>, from docs/results/memory: <c>bench --memory</c>).
     public static string Update(
         string markdown, Func<string, BenchResult> reports, Func<Latency.LatencyResult> latency, Func<IReadOnlyList<FaultBench.Row>> faults, Func<IReadOnlyList<ProtocolBench.Row>> protocols,
-        Func<AsRunBench.Result> asRun, Func<string, string> memory) =>
-        MemoryTables().Replace(AsRunTables().Replace(ProtocolTable().Replace(
+        Func<AsRunBench.Result> asRun, Func<string, string> memory, Func<IReadOnlyList<GrpcBench.Row>> grpc) =>
+        GrpcTable().Replace(MemoryTables().Replace(AsRunTables().Replace(ProtocolTable().Replace(
             FaultTable().Replace(
                 LatencyTable().Replace(
                     PitfallTable().Replace(
@@ -73,7 +77,8 @@ public static partial class BenchSnippets
                 m => m.Groups["open"].Value + FaultBench.Table(faults()) + "\n" + m.Groups["close"].Value),
             m => m.Groups["open"].Value + ProtocolBench.Table(protocols()) + "\n" + m.Groups["close"].Value),
             m => m.Groups["open"].Value + AsRunBench.Tables(asRun()) + "\n" + m.Groups["close"].Value),
-            m => m.Groups["open"].Value + memory(m.Groups["flag"].Value) + "\n" + m.Groups["close"].Value);
+            m => m.Groups["open"].Value + memory(m.Groups["flag"].Value) + "\n" + m.Groups["close"].Value),
+            m => m.Groups["open"].Value + GrpcBench.Table(grpc()) + "\n" + m.Groups["close"].Value);
 
     /// <summary>The folder under docs/results of <c>latency</c>'s committed report.</summary>
     public const string LatencyResults = "latency";

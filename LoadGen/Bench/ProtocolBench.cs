@@ -100,9 +100,9 @@ public static class ProtocolBench
                 await ServeAsync(system, client, rung, cancellationToken);
                 await LoadRunner.RunAsync(client, _ => (protocol, WarmUp()), warmUpRequests, concurrency: 1, cancellationToken, buffer);
 
-                var before = await ReadCountersAsync(services, cancellationToken);
+                var before = await BenchRunner.ReadCountersAsync(services, cancellationToken);
                 var phase = (await LoadRunner.RunAsync(client, _ => (protocol, scenario.Request(requests)), perPhase, concurrency: 1, cancellationToken, buffer, keysInOrder: [protocol]))[0];
-                var after = await ReadCountersAsync(services, cancellationToken);
+                var after = await BenchRunner.ReadCountersAsync(services, cancellationToken);
                 await DeleteUploadsAsync(system, client, keep: requests.DownloadId!, cancellationToken);
 
                 foreach (var service in services)
@@ -129,23 +129,8 @@ public static class ProtocolBench
     private static async Task ServeAsync(LocalSystem.LocalSystem system, HttpClient client, string rung, CancellationToken cancellationToken)
     {
         await FlagsFile.SetAsync(system.FlagsFile, new Dictionary<string, string> { [Pitfalls.GatewayUpstream] = rung }, cancellationToken);
-        var expected = $"{Pitfalls.GatewayUpstream}={rung}";
-        var served = "";
-        for (var attempt = 0; attempt < 100; attempt++)
-        {
-            // A cheap request through the Gateway (the Uploads' 404): the Gateway's rung is in every proxied answer.
-            using var response = await client.GetAsync("/api/uploads/protocol-bench-probe", cancellationToken);
-            await response.Content.CopyToAsync(Stream.Null, cancellationToken);
-            served = response.Headers.TryGetValues(PerfMode.VariantsHeader, out var values) ? string.Join(", ", values) : "";
-            if (served.Split(',', StringSplitOptions.TrimEntries).Contains(expected))
-            {
-                return;
-            }
-
-            await Task.Delay(100, cancellationToken);
-        }
-
-        throw new InvalidOperationException($"The Gateway did not switch to {expected}: the last answer was served by '{served}'.");
+        // A cheap request through the Gateway (the Uploads' 404): the Gateway's rung is in every proxied answer.
+        await BenchRunner.UntilServedAsync(client, "/api/uploads/protocol-bench-probe", $"{Pitfalls.GatewayUpstream}={rung}", cancellationToken);
     }
 
     /// <summary>Every stored upload but the download's, deleted through the Gateway, so the uploads do not fill the disk.</summary>
@@ -156,17 +141,6 @@ public static class ProtocolBench
             using var response = await client.DeleteAsync($"/api/uploads/{id}", cancellationToken);
             response.EnsureSuccessStatusCode();
         }
-    }
-
-    private static async Task<Dictionary<string, RuntimeCounters>> ReadCountersAsync(IReadOnlyList<ServiceProcess> services, CancellationToken cancellationToken)
-    {
-        var counters = new Dictionary<string, RuntimeCounters>();
-        foreach (var service in services)
-        {
-            counters[service.Name] = await service.ReadRuntimeCountersAsync(cancellationToken);
-        }
-
-        return counters;
     }
 
     public static async Task WriteAsync(Options options, IReadOnlyList<Row> rows, string commandLine, CancellationToken cancellationToken)

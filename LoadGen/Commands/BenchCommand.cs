@@ -22,6 +22,7 @@ public static class BenchCommand
         sweep.AcceptOnlyFromAmong(BenchRunner.SizeSweep, BenchRunner.ConcurrencySweep);
         var faults = new Option<bool>("--faults") { Description = "Measure Frontend.Replicas instead: the product list at 1 and 16 in flight, each rung, healthy, with one of two Catalog replicas frozen, and starved (root); writes docs/results/faults unless --out says otherwise. A 2,000-product catalog unless --products says otherwise." };
         var protocols = new Option<bool>("--protocols") { Description = "Measure Gateway.Upstream instead: products, catalog, upload and download through the Gateway over HTTP/1.1 and HTTP/2 to the services, side by side in one run; writes docs/results/protocols unless --out says otherwise." };
+        var grpc = new Option<bool>("--grpc") { Description = "Measure Frontend.Grpc instead: the product list as JSON (each rung) and over gRPC (unary, and the stream at 1, 100, 1,000 and 10,000 products a message), CPU and allocations per hop, p50, p99 and peak working set, side by side in one run; writes docs/results/grpc unless --out says otherwise." };
         var asRun = new Option<bool>("--as-run") { Description = "Measure the system as it is run instead: CPU per request of each path and idle CPU, machine-wide, per process and the kernel's share, for the bare services (as bench starts them), the AppHost in process mode and in container mode (--phases), in one run; writes docs/results/as-run unless --out says otherwise." };
         var phases = new Option<string>("--phases")
         {
@@ -70,7 +71,7 @@ public static class BenchCommand
 
         var command = new Command("bench", "Start the services per mode (naive, optimized, baseline), run every scenario, write the report.")
         {
-            output, scenario, sweep, faults, protocols, asRun, memory, gc, soak, lessons, phases, idle, rate, freeze, window, points, updateDocs, products, requests, concurrency, concurrentRequests, uploadMb, uploads, warmUp,
+            output, scenario, sweep, faults, protocols, grpc, asRun, memory, gc, soak, lessons, phases, idle, rate, freeze, window, points, updateDocs, products, requests, concurrency, concurrentRequests, uploadMb, uploads, warmUp,
         };
         command.Validators.Add(result =>
         {
@@ -104,6 +105,11 @@ public static class BenchCommand
             if (parse.GetValue(memory))
             {
                 return await RunMemoryAsync(parse, output, points, requests, uploadMb, lessons, gc, soak, idle, cancellationToken);
+            }
+
+            if (parse.GetValue(grpc))
+            {
+                return await RunGrpcAsync(parse, output, products, requests, warmUp, cancellationToken);
             }
 
             if (parse.GetValue(protocols))
@@ -211,6 +217,22 @@ public static class BenchCommand
         return 0;
     }
 
+    /// <summary><c>bench --grpc</c>: <see cref="GrpcBench"/>, its report written and printed.</summary>
+    private static async Task<int> RunGrpcAsync(ParseResult parse, Option<string?> output, Option<int?> products, Option<int> requests, Option<int> warmUp, CancellationToken cancellationToken)
+    {
+        var options = new GrpcBench.Options(
+            parse.GetValue(output) ?? Path.Combine(LocalSystem.LocalSystem.RepositoryRoot(), "docs", "results", GrpcBench.Results),
+            parse.GetValue(products) ?? GrpcBench.DefaultProducts,
+            parse.GetValue(requests),
+            TimeSpan.FromSeconds(parse.GetValue(warmUp)),
+            LocalSystem.LocalSystem.CurrentConfiguration);
+        var rows = await GrpcBench.RunAsync(options, line => Console.Error.WriteLine(line), cancellationToken);
+        var commandLine = string.Join(" ", ["dotnet run -c Release --project LoadGen --", .. parse.Tokens.Select(t => t.Value)]);
+        await GrpcBench.WriteAsync(options, rows, commandLine, cancellationToken);
+        Console.WriteLine(await File.ReadAllTextAsync(Path.Combine(options.OutputDirectory, GrpcBench.ReportFile), cancellationToken));
+        return rows.Any(r => r.Failed > 0) ? 1 : 0;
+    }
+
     /// <summary><c>bench --protocols</c>: <see cref="ProtocolBench"/>, its report written and printed.</summary>
     private static async Task<int> RunProtocolsAsync(
         ParseResult parse, Option<string?> output, Option<int?> products, Option<int> requests, Option<int> uploads, Option<int> uploadMb, Option<int> warmUp, CancellationToken cancellationToken)
@@ -242,7 +264,8 @@ public static class BenchCommand
                 () => FaultBench.Read(Path.Combine(root, "docs", "results", FaultBench.Results)),
                 () => ProtocolBench.Read(Path.Combine(root, "docs", "results", ProtocolBench.Results)),
                 () => AsRunBench.Read(Path.Combine(root, "docs", "results", AsRunBench.Results)),
-                MemoryBench.Renderer(Path.Combine(root, "docs", "results", MemoryBench.Results)));
+                MemoryBench.Renderer(Path.Combine(root, "docs", "results", MemoryBench.Results)),
+                () => GrpcBench.Read(Path.Combine(root, "docs", "results", GrpcBench.Results)));
             if (updated != text)
             {
                 await File.WriteAllTextAsync(page, updated, cancellationToken);

@@ -11,6 +11,7 @@ public static class Pitfalls
     public const string CatalogWriteStrategy = "Catalog.WriteStrategy";
     public const string FrontendCatalogClient = "Frontend.CatalogClient";
     public const string FrontendReplicas = "Frontend.Replicas";
+    public const string FrontendGrpc = "Frontend.Grpc";
     public const string UploadsReader = "Uploads.Reader";
     public const string UploadsDownload = "Uploads.Download";
     public const string GatewayBuffering = "Gateway.Buffering";
@@ -31,6 +32,10 @@ public static class Pitfalls
         new(FrontendReplicas, SystemContract.Frontend,
             "the template's client: round robin over the Catalog's replicas; a hung one is left only after a 20 s attempt timeout",
             "the replica with the lowest recent latency; a hedge to another after the call's p95; one that hangs is left out until it answers"),
+        new(FrontendGrpc, SystemContract.Frontend,
+            "the list over gRPC as one unary message, the client's 4 MB receive limit raised to take it",
+            "a server stream of 1,000-product messages, each parsed and its views serialized as it arrives",
+            "the same stream, each message read in place and each view written field by field: no object per product"),
         new(CatalogSerialization, SystemContract.Catalog,
             "the whole list goes through MVC's Newtonsoft.Json formatter, which spools the body to a temp file",
             "source-generated JsonSerializer.SerializeAsync streams the reader's rows as Product objects into the response",

@@ -11,7 +11,7 @@ namespace HttpPerf.Tests.Analyzers;
 /// <summary>
 /// Runs a rule (and its fix) over a snippet with Microsoft.CodeAnalysis.Testing. The snippet compiles against the .NET
 /// and ASP.NET Core shared frameworks this test runs on, read from disk, so nothing is downloaded; Newtonsoft.Json's,
-/// the resilience handler's and service discovery's few entry points are stubbed (<see cref="Stubs"/>), since the rules
+/// the resilience handler's, service discovery's and gRPC's few entry points are stubbed (<see cref="Stubs"/>), since the rules
 /// know them by name. Expected diagnostics are marked in the snippet: <c>{|HP0001:...|}</c>.
 /// </summary>
 internal static class RuleHarness
@@ -71,6 +71,27 @@ internal static class RuleHarness
             {
                 public static T DeserializeObject<T>(string value) => default;
                 public static string SerializeObject(object value) => "";
+            }
+        }
+
+        namespace Grpc.Net.Client
+        {
+            public sealed class GrpcChannelOptions
+            {
+                public int? MaxReceiveMessageSize { get; set; }
+                public int? MaxSendMessageSize { get; set; }
+            }
+        }
+
+        namespace Grpc.AspNetCore.Server
+        {
+            public class GrpcServiceOptions
+            {
+                public int? MaxReceiveMessageSize { get; set; }
+            }
+
+            public class GrpcServiceOptions<TService> : GrpcServiceOptions
+            {
             }
         }
 

@@ -422,4 +422,31 @@ public sealed class RuleTests
                 services.AddHttpClient("payments", c => c.BaseAddress = new System.Uri("https://payments.example")).AddStandardResilienceHandler();
         }
         """);
+
+    [Fact]
+    public Task Grpc_flags_a_receive_limit_raised_or_removed_and_leaves_the_default_and_lower_alone() => RuleHarness.AnalyzeAsync<GrpcAnalyzer>(Usings + """
+        using Grpc.AspNetCore.Server;
+        using Grpc.Net.Client;
+
+        public sealed class Catalog;
+
+        public static class Channels
+        {
+            public static GrpcChannelOptions Raised() => new() { {|HP0008:MaxReceiveMessageSize = 64 * 1024 * 1024|} };
+
+            public static void Unlimited(GrpcChannelOptions options) => {|HP0008:options.MaxReceiveMessageSize = null|};
+
+            public static void FromSettings(GrpcChannelOptions options, int limit) => {|HP0008:options.MaxReceiveMessageSize = limit|};
+
+            public static void Server(GrpcServiceOptions options) => {|HP0008:options.MaxReceiveMessageSize = 16 * 1024 * 1024|};
+
+            public static void OneService(GrpcServiceOptions<Catalog> options) => {|HP0008:options.MaxReceiveMessageSize = 32 * 1024 * 1024|};
+
+            public static GrpcChannelOptions Default() => new() { MaxReceiveMessageSize = 4 * 1024 * 1024 };
+
+            public static void Lowered(GrpcServiceOptions options) => options.MaxReceiveMessageSize = 1024 * 1024;
+
+            public static void SendLimit(GrpcChannelOptions options) => options.MaxSendMessageSize = null;
+        }
+        """);
 }

@@ -8,7 +8,8 @@ namespace HttpPerf.Tests.Infrastructure;
 public static class EveryRung
 {
     /// <summary>
-    /// The product list, the catalog and the export forced into each mode by header, identical (SHA-256); a file
+    /// The product list, the catalog and the export forced into each mode by header, identical (SHA-256); the product
+    /// list over gRPC in each mode identical to the JSON one (Frontend.Grpc); a file
     /// uploaded in each mode stored with its SHA-256, and downloaded whole in each mode.
     /// </summary>
     public static async Task AssertSameBytesAsync(HttpClient gateway)
@@ -19,6 +20,14 @@ public static class EveryRung
             foreach (var mode in PerfMode.All)
             {
                 answers.Add(await Http.GetAsync(gateway, path, mode));
+            }
+
+            if (path == "/api/products")
+            {
+                foreach (var mode in PerfMode.All)
+                {
+                    answers.Add(await Http.GetAsync(gateway, "/api/products/grpc", mode));
+                }
             }
 
             Assert.All(answers, a => Assert.Equal(200, a.Status));

@@ -1,7 +1,13 @@
+using System.Buffers;
 using System.Text.Json;
 using System.Text;
 using Catalog.Api.Data;
+using Catalog.Api.Grpc;
 using Catalog.Api.Serialization;
+using Frontend.Api.Grpc;
+using Google.Protobuf;
+using ProductList = HttpPerf.Catalog.Grpc.ProductList;
+using ProductMessage = HttpPerf.Catalog.Grpc.Product;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults.Selection;
 using Microsoft.AspNetCore.Http;
@@ -15,7 +21,8 @@ namespace HttpPerf.Tests.Lessons;
 
 /// <summary>
 /// Catalog.Api's three rungs on text the seeded catalog never has (escaped, non-ASCII, emoji), read from a real
-/// SQLite file: the same products from every rung, and the same bytes from the two System.Text.Json rungs.
+/// SQLite file: the same products from every rung, and the same bytes from the two System.Text.Json rungs; and the
+/// gRPC stream's messages, encoded from the rows by hand, are Google.Protobuf's bytes, which Frontend.Api reads back.
 /// </summary>
 [Trait(Kind.Name, Kind.Lessons)]
 public sealed class CatalogWriterTests : IDisposable
@@ -46,6 +53,39 @@ public sealed class CatalogWriterTests : IDisposable
             // (it writes é and < as they are), so only the seeded ASCII catalog is byte-identical on that rung.
             Assert.Equal(Encoding.UTF8.GetString(JsonSerializer.SerializeToUtf8Bytes(Tricky.ToList(), CatalogJsonContext.Default.ListProduct)), Encoding.UTF8.GetString(written));
         }
+    }
+
+    [Fact]
+    public async Task The_grpc_stream_encodes_Google_Protobufs_bytes_and_the_Frontend_reads_the_products_back()
+    {
+        var store = Seed();
+        using var encoded = new EncodedProductList();
+        await using (var rows = new ProductRows(await store.ReadAllAsync(0, TestContext.Current.CancellationToken)))
+        {
+            while (await rows.ReadAsync(TestContext.Current.CancellationToken))
+            {
+                encoded.Add(rows);
+            }
+        }
+
+        var generated = new ProductList();
+        generated.Products.AddRange(Tricky.Select(p => new ProductMessage
+        {
+            Id = p.Id, Sku = p.Sku, Name = p.Name, Description = p.Description, Brand = p.Brand, Category = p.Category, PriceCents = (long)(p.Price * 100), Stock = p.Stock,
+        }));
+        Assert.Equal(Tricky.Length, encoded.Count);
+        Assert.Equal(Convert.ToHexString(generated.ToByteArray()), Convert.ToHexString(encoded.Bytes));
+
+        using var batch = ProductBatch.CopyOf(new ReadOnlySequence<byte>(encoded.Bytes.ToArray()));
+        var reader = new ProductBatchReader(batch);
+        var read = new List<Product>();
+        while (reader.Read())
+        {
+            read.Add(new(reader.Id, Encoding.UTF8.GetString(reader.Sku), Encoding.UTF8.GetString(reader.Name), Encoding.UTF8.GetString(reader.Description),
+                Encoding.UTF8.GetString(reader.Brand), Encoding.UTF8.GetString(reader.Category), reader.Price, reader.Stock));
+        }
+
+        Assert.Equal(Tricky, read);
     }
 
     public void Dispose()

@@ -24,12 +24,12 @@ public sealed class PerfModeTests
         Assert.Equal(mode, PerfMode.Summarize(header));
 
     [Fact]
-    public void Every_pitfall_runs_from_naive_to_optimized_and_only_the_three_ladders_have_a_middle_rung()
+    public void Every_pitfall_runs_from_naive_to_optimized_and_only_the_four_ladders_have_a_middle_rung()
     {
         Assert.All(Pitfalls.All, p => Assert.Equal(PerfMode.Naive, p.Variants[0].Name));
         Assert.All(Pitfalls.All, p => Assert.Equal(PerfMode.Optimized, p.Variants[^1].Name));
         Assert.Equal(
-            [Pitfalls.FrontendCatalogClient, Pitfalls.CatalogSerialization, Pitfalls.UploadsReader],
+            [Pitfalls.FrontendCatalogClient, Pitfalls.FrontendGrpc, Pitfalls.CatalogSerialization, Pitfalls.UploadsReader],
             Pitfalls.All.Where(p => p.Has(PerfMode.Streaming)).Select(p => p.Flag));
         Assert.Equal("'naive', 'streaming' or 'optimized'", PerfMode.Choices(PerfMode.All));
     }

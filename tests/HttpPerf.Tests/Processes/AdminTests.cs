@@ -63,7 +63,7 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
 
         Assert.Equal(Pitfalls.All.Select(p => p.Flag), flags.Select(f => f.Flag));
         Assert.All(flags, f => Assert.Equal("optimized", f.Variant));
-        Assert.Equal(["gateway", "gateway", "frontend", "frontend", "catalog", "catalog", "uploads", "uploads"], flags.Select(f => f.Service));
+        Assert.Equal(["gateway", "gateway", "frontend", "frontend", "frontend", "catalog", "catalog", "uploads", "uploads"], flags.Select(f => f.Service));
     }
 
     [Fact]
@@ -152,7 +152,7 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
 
         var all = await WaitUntilAsync(flags => flags.All(f => f.Serving == Pitfalls.Find(f.Flag)!.Serving("streaming")));
         Assert.Equal(
-            [Pitfalls.FrontendCatalogClient, Pitfalls.CatalogSerialization, Pitfalls.UploadsReader],
+            [Pitfalls.FrontendCatalogClient, Pitfalls.FrontendGrpc, Pitfalls.CatalogSerialization, Pitfalls.UploadsReader],
             all.Where(f => f.Variant == "streaming").Select(f => f.Flag));
     }
 

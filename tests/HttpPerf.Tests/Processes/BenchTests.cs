@@ -122,6 +122,26 @@ public sealed class BenchTests
         Assert.NotEqual(0, await bench.InvokeAsync("--scenario", "teleport"));
     }
 
+    [Fact]
+    public async Task The_grpc_bench_measures_every_row_beside_JSON_and_writes_the_report()
+    {
+        using var bench = new BenchOutput();
+        Assert.Equal(0, await bench.InvokeAsync("--grpc", "--products", "300", "--requests", "2"));
+
+        var rows = GrpcBench.Read(bench.Folder);
+        Assert.Equal(GrpcBench.Cases.Select(c => c.Name), rows.Select(r => r.Name));
+        Assert.All(rows, r =>
+        {
+            Assert.Equal((6L, 0L), (r.Requests, r.Failed));
+            Assert.Equal(["Gateway", "Frontend.Api", "Catalog.Api"], r.CpuMsPerRequest.Keys);
+            Assert.All(r.CpuMsPerRequest.Values, ms => Assert.True(ms > 0, $"{r.Name}: {ms} ms"));
+            Assert.All(r.PeakWorkingSetMb.Values, mb => Assert.True(mb > 10, $"{r.Name}: {mb} MB"));
+        });
+        var markdown = await File.ReadAllTextAsync(Path.Combine(bench.Folder, GrpcBench.ReportFile), Cancel);
+        Assert.Contains(GrpcBench.Table(rows), markdown);
+        Assert.Contains("| JSON, optimized | 6 | 0 |", markdown);
+    }
+
     /// <summary>The bench command, run through its command line into a temp folder of its own, deleted at the end.</summary>
     private sealed class BenchOutput : IDisposable
     {

@@ -25,7 +25,8 @@ public sealed class DocsTests
                 () => FaultBench.Read(Path.Combine(Root, "docs", "results", FaultBench.Results)),
                 () => ProtocolBench.Read(Path.Combine(Root, "docs", "results", ProtocolBench.Results)),
                 () => AsRunBench.Read(Path.Combine(Root, "docs", "results", AsRunBench.Results)),
-                MemoryBench.Renderer(Path.Combine(Root, "docs", "results", MemoryBench.Results))) == text, $"{Path.GetRelativePath(Root, page)} quotes figures that differ from the committed reports under docs/results: run `dotnet run --project LoadGen -- bench --update-docs`.");
+                MemoryBench.Renderer(Path.Combine(Root, "docs", "results", MemoryBench.Results)),
+                () => GrpcBench.Read(Path.Combine(Root, "docs", "results", GrpcBench.Results))) == text, $"{Path.GetRelativePath(Root, page)} quotes figures that differ from the committed reports under docs/results: run `dotnet run --project LoadGen -- bench --update-docs`.");
         }
 
         // Seed 003's table, at both round trips, from the committed `latency` report.

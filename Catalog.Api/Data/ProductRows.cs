@@ -1,9 +1,8 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
-using Catalog.Api.Data;
 using Microsoft.Data.Sqlite;
 
-namespace Catalog.Api.Serialization;
+namespace Catalog.Api.Data;
 
 /// <summary>
 /// The products table read row by row, by ordinal, without objects: text columns are handed out as the UTF-8
@@ -35,7 +34,10 @@ public sealed partial class ProductRows(SqliteDataReader reader) : IAsyncDisposa
     public ReadOnlySpan<byte> Category => Text(CategoryColumn);
 
     /// <summary>The price column holds cents; the catalog shows them with two decimals, as <see cref="Product.Price"/> does.</summary>
-    public decimal Price => new(Native.sqlite3_column_int(_statement, PriceColumn), 0, 0, false, scale: 2);
+    public decimal Price => new(PriceCents, 0, 0, false, scale: 2);
+
+    /// <summary>The price column as stored: cents.</summary>
+    public int PriceCents => Native.sqlite3_column_int(_statement, PriceColumn);
 
     public int Stock => Native.sqlite3_column_int(_statement, StockColumn);
 
