@@ -347,6 +347,7 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
                 Pitfalls.CatalogWriteStrategy => (await Http.GetAsync(system.Gateway, "/api/catalog/export")).Variants,
                 Pitfalls.UploadsReader => (await UploadWithVariantsAsync()).Variants,
                 Pitfalls.UploadsDownload => (await Http.GetAsync(system.Gateway, $"/api/uploads/{uploadId}")).Variants,
+                Pitfalls.FrontendGrpc => (await Http.GetAsync(system.Gateway, "/api/products/grpc")).Variants,
                 _ => (await Http.GetAsync(system.Gateway, "/api/products")).Variants,
             };
             if (served.Split(", ").Contains(wanted))
