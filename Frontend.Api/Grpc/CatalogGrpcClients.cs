@@ -11,7 +11,7 @@ namespace Frontend.Api.Grpc;
 /// discovery's <c>http://_h2.catalog</c> (every replica's HTTP/2 listener, round robin per call), on the HttpClient
 /// pipeline every client gets (ServiceDefaults), with two changes (docs/pitfalls/Frontend.Grpc.md):
 /// <list type="bullet">
-/// <item>The standard resilience handler is taken off. Its 10 s attempt and 30 s total timeouts would cut a long
+/// <item>The standard resilience handler is taken off. Its attempt and total timeouts (20 s and 120 s, as ServiceDefaults sets them) would cut a long
 /// stream (dotnet/extensions#4814), and its retries would repeat gRPC's own. The call's deadline bounds it instead.</item>
 /// <item>gRPC's own hedging: when a call has not answered its headers within the delay, a second attempt goes out,
 /// which service discovery sends to the next replica; the first to answer wins, the other is cancelled.</item>
