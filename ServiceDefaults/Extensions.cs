@@ -117,7 +117,8 @@ public static class ServiceDefaultsExtensions
             })
             .WithTracing(tracing => tracing
                 .SetSampler(new ProbeSampler())
-                .AddSource(builder.Environment.ApplicationName, PerfTelemetry.ActivitySourceName, "Yarp.ReverseProxy")
+                // "Grpc.Net.Client": a gRPC call's own span (grpc.method, grpc.status_code), the parent of its HTTP/2 requests (Frontend.Grpc).
+                .AddSource(builder.Environment.ApplicationName, PerfTelemetry.ActivitySourceName, "Yarp.ReverseProxy", "Grpc.Net.Client")
                 .AddAspNetCoreInstrumentation(options => options.Filter = context => !IsProbe(context.Request.Path))
                 .AddHttpClientInstrumentation());
 

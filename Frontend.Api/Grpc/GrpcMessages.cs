@@ -15,7 +15,7 @@ internal sealed class GrpcMessages(string variant)
 {
     private static readonly Histogram<long> Size = PerfTelemetry.Meter.CreateHistogram<long>(
         "httpperf.grpc.message.size", "By", "Bytes of each message Frontend.Api's gRPC calls to the Catalog received.",
-        advice: new InstrumentAdvice<long> { HistogramBucketBoundaries = [1_024, 16_384, 65_536, 262_144, 1_048_576, 4_194_304, 16_777_216, 67_108_864] });
+        advice: new InstrumentAdvice<long> { HistogramBucketBoundaries = [1_024, 16_384, 65_536, 131_072, 262_144, 524_288, 1_048_576, 4_194_304, 8_388_608, 16_777_216, 25_165_824, 33_554_432, 67_108_864] });
 
     private readonly KeyValuePair<string, object?>[] _tags = [new(PerfTelemetry.FlagTag, Pitfalls.FrontendGrpc), new(PerfTelemetry.VariantTag, variant)];
     private long _messages;
