@@ -123,7 +123,8 @@ public static class BenchRunner
             {
                 flags = FlagsOf(phase.Mode);
                 await WriteFlagsAsync(flagsFile, flags, cancellationToken);
-                await WaitUntilServedAsync(client, () => build(requests), flags, cancellationToken);
+                var mode = flags;
+                await UntilServedAsync(client, () => build(requests), served => PerfMode.Summarize(served) == mode, $"every hop in {mode}", cancellationToken);
             }
 
             var services = system.Services.Where(s => phase.Scenario.Services.Contains(s.Name)).ToList();
@@ -139,26 +140,6 @@ public static class BenchRunner
     /// <summary>Every flag at <paramref name="mode"/>, or at optimized where the flag has no such rung.</summary>
     private static Task WriteFlagsAsync(string path, string mode, CancellationToken cancellationToken) =>
         FlagsFile.WriteAsync(path, Pitfalls.All.ToDictionary(p => p.Flag, p => p.Serving(mode)), cancellationToken);
-
-    /// <summary>Sends the phase's request until every hop says it served <paramref name="mode"/> (the services watch the flags file).</summary>
-    private static async Task WaitUntilServedAsync(HttpClient client, Func<HttpRequestMessage> request, string mode, CancellationToken cancellationToken)
-    {
-        var served = "";
-        for (var attempt = 0; attempt < 50; attempt++)
-        {
-            using var response = await client.SendAsync(request(), HttpCompletionOption.ResponseHeadersRead, cancellationToken);
-            await response.Content.CopyToAsync(Stream.Null, cancellationToken);
-            served = response.Headers.TryGetValues(PerfMode.VariantsHeader, out var values) ? string.Join(", ", values) : "";
-            if (PerfMode.Summarize(served) == mode)
-            {
-                return;
-            }
-
-            await Task.Delay(200, cancellationToken);
-        }
-
-        throw new InvalidOperationException($"The services did not switch to {mode}: the last answer was served by {served}.");
-    }
 
     private static Task<LocalSystem.LocalSystem> StartAsync(BenchOptions options, int? products, string folder, CancellationToken cancellationToken)
     {
@@ -239,19 +220,23 @@ public static class BenchRunner
     private static async Task<double> JitSecondsAsync(IReadOnlyList<ServiceProcess> services, CancellationToken cancellationToken) =>
         (await ReadCountersAsync(services, cancellationToken)).Values.Sum(c => c.JitSeconds);
 
+    /// <summary>GETs <paramref name="path"/> until a response's <c>X-Perf-Variants</c> names <paramref name="expected"/> (a <c>flag=variant</c> just written to the flags file).</summary>
+    internal static Task UntilServedAsync(HttpClient client, string path, string expected, CancellationToken cancellationToken) =>
+        UntilServedAsync(client, () => new HttpRequestMessage(HttpMethod.Get, path), served => served.Split(',', StringSplitOptions.TrimEntries).Contains(expected), expected, cancellationToken);
+
     /// <summary>
-    /// GETs <paramref name="path"/> until a response's <c>X-Perf-Variants</c> names <paramref name="expected"/> (a
-    /// <c>flag=variant</c> just written to the flags file), at most 100 times 100 ms apart; throws if none does.
+    /// Sends <paramref name="request"/> until a response's <c>X-Perf-Variants</c> satisfies <paramref name="served"/> (the
+    /// services watch the flags file), at most 100 times 100 ms apart; throws, naming <paramref name="what"/>, if none does.
     /// </summary>
-    internal static async Task UntilServedAsync(HttpClient client, string path, string expected, CancellationToken cancellationToken)
+    private static async Task UntilServedAsync(HttpClient client, Func<HttpRequestMessage> request, Func<string, bool> served, string what, CancellationToken cancellationToken)
     {
-        var served = "";
+        var last = "";
         for (var attempt = 0; attempt < 100; attempt++)
         {
-            using var response = await client.GetAsync(path, HttpCompletionOption.ResponseHeadersRead, cancellationToken);
+            using var response = await client.SendAsync(request(), HttpCompletionOption.ResponseHeadersRead, cancellationToken);
             await response.Content.CopyToAsync(Stream.Null, cancellationToken);
-            served = response.Headers.TryGetValues(PerfMode.VariantsHeader, out var values) ? string.Join(", ", values) : "";
-            if (served.Split(',', StringSplitOptions.TrimEntries).Contains(expected))
+            last = response.Headers.TryGetValues(PerfMode.VariantsHeader, out var values) ? string.Join(", ", values) : "";
+            if (served(last))
             {
                 return;
             }
@@ -259,7 +244,7 @@ public static class BenchRunner
             await Task.Delay(100, cancellationToken);
         }
 
-        throw new InvalidOperationException($"{path} was not served by {expected}: the last answer was served by '{served}'.");
+        throw new InvalidOperationException($"The services did not switch to {what}: the last answer was served by '{last}'.");
     }
 
     /// <summary>Each service's runtime counters, read one after the other.</summary>
