@@ -72,11 +72,18 @@ rootfs() { # name, packages: a minimal Debian root file system in $WORK/$name
 }
 
 # Redis works in /data, as the official image does: the AppHost mounts its data volume there, and Redis writes its
-# snapshots to its working directory (an image without WORKDIR wrote them to /, outside the volume, and is rebuilt).
-if [ "$(podman image inspect --format '{{.Config.WorkingDir}}' "$REDIS" 2>/dev/null)" != /data ]; then
+# snapshots to its working directory (an image without WORKDIR wrote them to /, outside the volume).
+# Its /bin/sh is bash: Aspire starts Redis as `/bin/sh -c "redis-server --requirepass $REDIS_PASSWORD ..."`, and
+# bash replaces itself with a lone command where dash, Debian's sh, stays as PID 1 and ignores SIGTERM, so every stop
+# waited out the engine's 10 s and killed Redis unsaved. An image without the label below is rebuilt.
+REDIS_LABEL=org.httpperf.redis=sh-execs
+redis_built() { [ "$("$1" image inspect --format '{{.Config.WorkingDir}} {{index .Config.Labels "org.httpperf.redis"}}' "$REDIS" 2>/dev/null)" = "/data sh-execs" ]; }
+if ! redis_built podman; then
   rootfs redis redis-server
   mkdir -p "$WORK/redis/data"
-  tar -C "$WORK/redis" -c . | podman import --change 'CMD ["redis-server"]' --change 'EXPOSE 6379' --change 'WORKDIR /data' - "$REDIS" >/dev/null
+  ln -sf bash "$WORK/redis/usr/bin/sh"
+  tar -C "$WORK/redis" -c . | podman import --change 'CMD ["redis-server"]' --change 'EXPOSE 6379' --change 'WORKDIR /data' \
+    --change "LABEL $REDIS_LABEL" - "$REDIS" >/dev/null
   rm -rf "$WORK/redis"
 fi
 
@@ -122,7 +129,7 @@ if [ "${HTTPPERF_DOCKER:-1}" = 1 ]; then
     for _ in $(seq 100); do docker info >/dev/null 2>&1 && break; sleep 0.3; done
     docker info >/dev/null 2>&1 || { echo "setup.sh: dockerd did not start: $WORK/dockerd.log" >&2; tail -n 20 "$WORK/dockerd.log" >&2; exit 1; }
   fi
-  [ "$(docker image inspect --format '{{.Config.WorkingDir}}' "$REDIS" 2>/dev/null)" = /data ] || podman save "$REDIS" | docker load >/dev/null
+  redis_built docker || podman save "$REDIS" | docker load >/dev/null
   docker_version="docker $(docker version --format '{{.Server.Version}}')"
 fi
 echo "container mode ready: podman $(podman version --format '{{.Client.Version}}'), $docker_version, base $BASE, redis $REDIS"
