@@ -6,7 +6,7 @@ using LoadGen.LocalSystem;
 namespace HttpPerf.Tests.Processes;
 
 /// <summary>
-/// An upload refused mid-body reaches a paced client that reads while it sends (curl, at 1 and 2 MiB/s) through the
+/// An upload refused mid-body reaches a paced client that reads while it sends (curl, at 2 MiB/s) through the
 /// Gateway with the service's own status and problem, within 2 s of the moment the service refused, in every rung of
 /// Uploads.Reader, whatever is left of the body (here a quarter of a GiB more, minutes at that pace, several times the
 /// 60 s the service used to drain): the Gateway relays a body over HTTP/2 (Gateway.Upstream optimized), and the
@@ -26,10 +26,10 @@ public sealed class RefusalTests(RefusalTests.RefusalSystem fixture) : IClassFix
 
     private LocalSystem Processes => fixture.Processes;
 
-    public static TheoryData<string, int> RungsAndPaces => new(
-        from rung in Pitfalls.Find(Pitfalls.UploadsReader)!.Variants.Select(v => v.Name)
-        from pace in new[] { 1, 2 }
-        select (rung, pace));
+    /// <summary>The client's pace: the rest of the body would take over two minutes.</summary>
+    private const int MebibytesPerSecond = 2;
+
+    public static TheoryData<string> Rungs => new(Pitfalls.Find(Pitfalls.UploadsReader)!.Variants.Select(v => v.Name));
 
     /// <summary>The services with this class's limits, and a folder for the files curl sends.</summary>
     public sealed class RefusalSystem : IAsyncLifetime
@@ -62,30 +62,30 @@ public sealed class RefusalTests(RefusalTests.RefusalSystem fixture) : IClassFix
     }
 
     [Theory]
-    [MemberData(nameof(RungsAndPaces))]
-    public async Task A_file_over_the_limit_gets_413_within_2_s_of_the_limit_crossed(string rung, int mebibytesPerSecond)
+    [MemberData(nameof(Rungs))]
+    public async Task A_file_over_the_limit_gets_413_within_2_s_of_the_limit_crossed(string rung)
     {
         await ServeAsync(rung, PerfMode.Optimized);
         var total = MaxFileBytes + RestFor(rung);
-        var answer = await PostAsync(mebibytesPerSecond, (Sparse("big.bin", total), "application/octet-stream"));
-        AssertRefused(answer, 413, "larger than", RefusedAt(rung, MaxFileBytes, total, mebibytesPerSecond), total);
+        var answer = await PostAsync((Sparse("big.bin", total), "application/octet-stream"));
+        AssertRefused(answer, 413, "larger than", RefusedAt(rung, MaxFileBytes, total), total);
     }
 
     [Theory]
-    [MemberData(nameof(RungsAndPaces))]
-    public async Task A_refused_type_in_the_first_part_gets_415_within_2_s(string rung, int mebibytesPerSecond)
+    [MemberData(nameof(Rungs))]
+    public async Task A_refused_type_in_the_first_part_gets_415_within_2_s(string rung)
     {
         await ServeAsync(rung, PerfMode.Optimized);
         var script = Path.Combine(Files, "script.sh");
         await File.WriteAllTextAsync(script, "echo", TestContext.Current.CancellationToken);
         var rest = RestFor(rung);
-        var answer = await PostAsync(mebibytesPerSecond, (script, "application/x-sh"), (Sparse("after.bin", rest), "application/octet-stream"));
-        AssertRefused(answer, 415, "not accepted", RefusedAt(rung, 0, rest, mebibytesPerSecond), rest);
+        var answer = await PostAsync((script, "application/x-sh"), (Sparse("after.bin", rest), "application/octet-stream"));
+        AssertRefused(answer, 415, "not accepted", RefusedAt(rung, 0, rest), rest);
     }
 
     [Theory]
-    [MemberData(nameof(RungsAndPaces))]
-    public async Task An_upload_past_the_storage_quota_gets_507_within_2_s_of_the_quota_crossed(string rung, int mebibytesPerSecond)
+    [MemberData(nameof(Rungs))]
+    public async Task An_upload_past_the_storage_quota_gets_507_within_2_s_of_the_quota_crossed(string rung)
     {
         await ServeAsync(rung, PerfMode.Optimized);
         // Two files: 3.5 MiB, within the file limit, then one that takes the request past the 6 MiB quota (for the
@@ -93,8 +93,8 @@ public sealed class RefusalTests(RefusalTests.RefusalSystem fixture) : IClassFix
         const int First = 7 * 512 * 1024;
         var second = RestFor(rung);
         var total = First + second;
-        var answer = await PostAsync(mebibytesPerSecond, (Sparse("first.bin", First), "application/octet-stream"), (Sparse("second.bin", second), "application/octet-stream"));
-        AssertRefused(answer, 507, "cannot be stored", RefusedAt(rung, MaxStoredBytes, total, mebibytesPerSecond), total);
+        var answer = await PostAsync((Sparse("first.bin", First), "application/octet-stream"), (Sparse("second.bin", second), "application/octet-stream"));
+        AssertRefused(answer, 507, "cannot be stored", RefusedAt(rung, MaxStoredBytes, total), total);
         Assert.Empty(Processes.StoredUploads());
         Assert.Empty(Processes.IncomingFiles());
     }
@@ -105,7 +105,7 @@ public sealed class RefusalTests(RefusalTests.RefusalSystem fixture) : IClassFix
         // Gateway.Upstream naive: YARP's HttpClient sends the whole HTTP/1.1 body before it reads; the service answers
         // 413 and Kestrel, after a few seconds of draining what nobody reads, closes: the send fails, YARP says 502.
         await ServeAsync(PerfMode.Optimized, PerfMode.Naive);
-        var answer = await PostAsync(2, (Sparse("big.bin", MaxFileBytes + Rest), "application/octet-stream"));
+        var answer = await PostAsync((Sparse("big.bin", MaxFileBytes + Rest), "application/octet-stream"));
         Assert.Equal(502, answer.Status);
     }
 
@@ -113,8 +113,8 @@ public sealed class RefusalTests(RefusalTests.RefusalSystem fixture) : IClassFix
     // its body is kept short; the streaming rungs refuse as the bytes arrive, and the rest is a quarter of a GiB.
     private static long RestFor(string rung) => rung == PerfMode.Naive ? 4L * 1024 * 1024 : Rest;
 
-    private static TimeSpan RefusedAt(string rung, long crossedAt, long total, int mebibytesPerSecond) =>
-        TimeSpan.FromSeconds((double)(rung == PerfMode.Naive ? total : crossedAt) / (mebibytesPerSecond * 1024 * 1024));
+    private static TimeSpan RefusedAt(string rung, long crossedAt, long total) =>
+        TimeSpan.FromSeconds((double)(rung == PerfMode.Naive ? total : crossedAt) / (MebibytesPerSecond * 1024 * 1024));
 
     private static void AssertRefused(CurlUpload.Answer answer, int status, string title, TimeSpan refusedAt, long total)
     {
@@ -128,9 +128,9 @@ public sealed class RefusalTests(RefusalTests.RefusalSystem fixture) : IClassFix
 
     private string Sparse(string name, long length) => CurlUpload.SparseFile(Files, name, length);
 
-    private Task<CurlUpload.Answer> PostAsync(int mebibytesPerSecond, params (string Path, string ContentType)[] parts) =>
+    private Task<CurlUpload.Answer> PostAsync(params (string Path, string ContentType)[] parts) =>
         CurlUpload.PostAsync(new Uri(Processes.Gateway.BaseAddress, "/api/uploads"), parts.Select(p => new CurlUpload.Part(p.Path, p.ContentType)),
-            mebibytesPerSecond * 1024 * 1024, TestContext.Current.CancellationToken);
+            MebibytesPerSecond * 1024 * 1024, TestContext.Current.CancellationToken);
 
     private Task ServeAsync(string reader, string upstream) =>
         ServedFlags.SetAsync(Processes, new Dictionary<string, string> { [Pitfalls.UploadsReader] = reader, [Pitfalls.GatewayUpstream] = upstream });
