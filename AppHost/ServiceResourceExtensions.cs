@@ -16,28 +16,39 @@ internal static class ServiceResourceExtensions
             : service.Each(p => p.WithReference(flagsStore).WaitFor(flagsStore), c => c.WithReference(flagsStore).WaitFor(flagsStore));
 
     /// <summary>
-    /// Metrics exported every <see cref="MetricExportInterval"/>, not every second. Aspire sets 1 s for every resource
-    /// of a Development AppHost (<c>OTEL_METRIC_EXPORT_INTERVAL</c>, with traces and logs batched each second), so the
+    /// How each service exports its telemetry to the dashboard, beside what Aspire sets:
+    /// <list type="bullet">
+    /// <item>Metrics every <see cref="MetricExportInterval"/>, not every second. Aspire sets 1 s for every resource of a
+    /// Development AppHost (<c>OTEL_METRIC_EXPORT_INTERVAL</c>, with traces and logs batched each second), so the
     /// dashboard's charts move at once; each export collects every instrument (the runtime's, Kestrel's, HttpClient's,
     /// the lessons' histograms of 30 buckets) and sends them to the dashboard, which stores them. At rest that was most
     /// of what the system spent (docs/cost.md). Traces and logs keep Aspire's second: they cost nothing when nothing
-    /// happens. Runs after Aspire's own callback, so this value wins.
+    /// happens.</item>
+    /// <item>An export given up after <see cref="ExportTimeout"/>, not the exporter's default 10 s
+    /// (<c>OTEL_EXPORTER_OTLP_TIMEOUT</c>). The dashboard stops first when the AppHost does, and each service's last
+    /// export at its shutdown then retried (Aspire's <c>OTEL_DOTNET_EXPERIMENTAL_OTLP_RETRY=in_memory</c>) until the
+    /// timeout: every stop of the system took 10 s more. An export to the local dashboard takes milliseconds.</item>
+    /// </list>
+    /// Runs after Aspire's own callback, so these values win.
     /// </summary>
-    public static Service WithMetricExportInterval(this Service service)
+    public static Service WithTelemetryExport(this Service service)
     {
         if (!service.ApplicationBuilder.ExecutionContext.IsRunMode)
         {
             return service;
         }
 
-        var milliseconds = ((int)MetricExportInterval.TotalMilliseconds).ToString(System.Globalization.CultureInfo.InvariantCulture);
-        return service.Each(
-            project => project.WithEnvironment("OTEL_METRIC_EXPORT_INTERVAL", milliseconds),
-            container => container.WithEnvironment("OTEL_METRIC_EXPORT_INTERVAL", milliseconds));
+        static string Milliseconds(TimeSpan value) => ((int)value.TotalMilliseconds).ToString(System.Globalization.CultureInfo.InvariantCulture);
+        return service
+            .WithEnvironment("OTEL_METRIC_EXPORT_INTERVAL", Milliseconds(MetricExportInterval))
+            .WithEnvironment("OTEL_EXPORTER_OTLP_TIMEOUT", Milliseconds(ExportTimeout));
     }
 
     /// <summary>How often each service exports its metrics under the AppHost (run mode).</summary>
     public static readonly TimeSpan MetricExportInterval = TimeSpan.FromSeconds(5);
+
+    /// <summary>How long a service's export to the dashboard may take under the AppHost (run mode).</summary>
+    public static readonly TimeSpan ExportTimeout = TimeSpan.FromSeconds(2);
 
     /// <summary>
     /// The service's cleartext HTTP/2 listener, endpoint <c>h2</c>, which the Gateway relays uploads over

@@ -78,7 +78,7 @@ internal static class ContainerMode
         if (!containers.Enabled)
         {
             var count = builder.ExecutionContext.IsRunMode ? processReplicas : 1;
-            return Service.FromProjects(name, count, instance => builder.AddProject<TProject>(instance)).WithMetricExportInterval();
+            return Service.FromProjects(name, count, instance => builder.AddProject<TProject>(instance)).WithTelemetryExport();
         }
 
         var image = new ServiceImage(
@@ -87,7 +87,7 @@ internal static class ContainerMode
             SystemContract.Image(name),
             "dev");
         // LoadGen serves no API of its own, only its control endpoint (ServiceResourceExtensions.WithControlEndpoint).
-        var service = Service.FromImage(builder, name, image, replicas, containers.ServiceArgs(name), httpEndpoint: name != SystemContract.LoadGen).WithMetricExportInterval();
+        var service = Service.FromImage(builder, name, image, replicas, containers.ServiceArgs(name), httpEndpoint: name != SystemContract.LoadGen).WithTelemetryExport();
         foreach (var (variable, value) in containers.Environment)
         {
             service.WithEnvironment(variable, value);
