@@ -387,12 +387,15 @@ public static class AsRunBench
     }
 
     /// <summary>
-    /// What the system itself spends at rest: the machine's time less the processes that are no part of it (<c>other</c>)
-    /// and the kernel's threads. What is in no process stays: at rest it is mostly processes the system starts and ends
-    /// (DCP runs the container engine's command line).
+    /// What the system itself spends at rest: its processes (the services, Aspire's, and in container mode the engine's
+    /// and Redis), and what is in no process when it is more than nothing: at rest that is mostly processes the system
+    /// starts and ends (DCP runs the container engine's command line). Not the machine's other processes, nor its kernel
+    /// threads.
     /// </summary>
     public static double SystemPercent(IdleRow row) =>
-        row.MachinePercent - row.GroupPercent.Where(g => g.Key is CpuAccount.Other or CpuAccount.KernelThreads).Sum(g => g.Value);
+        row.GroupPercent.Where(g => g.Key is not (CpuAccount.Other or CpuAccount.KernelThreads or CpuAccount.Client)
+                && (row.Phase == Containers || g.Key is not (CpuAccount.ContainerEngine or CpuAccount.Redis)))
+            .Sum(g => g.Value) + Math.Max(0, row.InNoProcessPercent);
 
     /// <summary>One row per (label), one column per group of processes, largest first.</summary>
     private static string GroupTable(IReadOnlyList<(string Label, IReadOnlyDictionary<string, double> Groups)> rows, string format)

@@ -46,6 +46,12 @@ public sealed class CpuAccount
     /// <summary>Processes that are no part of the system measured.</summary>
     public const string Other = "other";
 
+    /// <summary>Podman's or Docker's processes: part of the system in container mode only.</summary>
+    public const string ContainerEngine = "container engine";
+
+    /// <summary>Redis: the flags' store in container mode.</summary>
+    public const string Redis = "Redis";
+
     public static CpuAccount Take()
     {
         if (!OperatingSystem.IsLinux())
@@ -130,11 +136,11 @@ public sealed class CpuAccount
         {
             "Aspire.Dashboard" => "Aspire dashboard",
             "dcp" or "dcpctrl" or "dcpproc" => "DCP",
-            "redis-server" => "Redis",
+            "redis-server" => Redis,
             "dotnet" => "dotnet (CLI, build)",
             "conmon" or "podman" or "netavark" or "aardvark-dns" or "crun" or "runc" or "dockerd" or "containerd" or "docker-proxy"
-                or "rootlessport" or "slirp4netns" or "catatonit" or "docker-init" => "container engine",
-            _ when name.StartsWith("containerd-shim", StringComparison.Ordinal) => "container engine",
+                or "rootlessport" or "slirp4netns" or "catatonit" or "docker-init" => ContainerEngine,
+            _ when name.StartsWith("containerd-shim", StringComparison.Ordinal) => ContainerEngine,
             _ when commandLine.Length == 0 => KernelThreads,
             _ => Other,
         };

@@ -47,6 +47,20 @@ public sealed class MeasurementToolTests
     }
 
     [Theory]
+    [InlineData(LoadGen.Bench.AsRunBench.Process, 4.0, -0.5, 2.5)] // an idle engine and Redis are no part of process mode; in no process below nothing adds nothing
+    [InlineData(LoadGen.Bench.AsRunBench.Containers, 10.0, 3.0, 7.5)] // the engine, Redis and DCP's short-lived engine commands are container mode's
+    public void What_the_system_spends_at_rest_is_its_own_processes_and_in_container_mode_the_engines(string phase, double machine, double inNoProcess, double expected)
+    {
+        var groups = new Dictionary<string, double>
+        {
+            ["Gateway"] = 1.0, ["DCP"] = 1.0, ["Aspire dashboard"] = 0.5, [CpuAccount.ContainerEngine] = 1.5, [CpuAccount.Redis] = 0.5,
+            [CpuAccount.Other] = 1.2, [CpuAccount.KernelThreads] = 0.7,
+        };
+        var row = new LoadGen.Bench.AsRunBench.IdleRow(phase, "settled", 60, machine, inNoProcess, groups);
+        Assert.Equal(expected, LoadGen.Bench.AsRunBench.SystemPercent(row), 3);
+    }
+
+    [Theory]
     [InlineData(500, 100, 500, 105, true)] // 0.20 and 0.21
     [InlineData(800, 96, 500, 95, false)] // 0.12 and 0.19: the first A/B after LoadGen's start, naive still compiling
     public void An_AB_figure_whose_halves_differ_by_more_than_15_percent_is_not_settled(double naiveFirst, double optimizedFirst, double naiveSecond, double optimizedSecond, bool settled)
