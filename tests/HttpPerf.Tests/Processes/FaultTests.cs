@@ -65,7 +65,11 @@ public sealed class FaultTests
         var firstOk = all.Where(o => o.Started > restarting && o.Outcome == "ok").Min(o => o.Started);
         var recovery = Stopwatch.GetElapsedTime(restarting, firstOk);
         Assert.True(recovery < TimeSpan.FromSeconds(5), $"first whole body {recovery.TotalSeconds:F1} s after the restart ({summary})");
-        Assert.All(all.Where(o => o.Started > firstOk + Stopwatch.Frequency / 2), o => Assert.Equal("ok", o.Outcome));
+        // Once flaky with a core taken by another process: two lists sent after this ended as 502s 4 s later, the time the
+        // Frontend's client gives a Catalog it cannot connect to. The services' last lines say what they met.
+        Assert.All(all.Where(o => o.Started > firstOk + Stopwatch.Frequency / 2), o => Assert.True(o.Outcome == "ok",
+            $"{o.Outcome}, sent {Stopwatch.GetElapsedTime(restarting, o.Started).TotalSeconds:F1} s after the restart, in {Stopwatch.GetElapsedTime(o.Started, o.Ended).TotalSeconds:F1} s ({summary})"
+            + $"{Environment.NewLine}Frontend.Api:{Environment.NewLine}{system.Frontend.RecentOutput}{Environment.NewLine}Catalog.Api:{Environment.NewLine}{system.Catalog.RecentOutput}"));
         var heldThrough = all.Count(o => o.Started > killed && o.Started < restarting && o.Outcome == "ok");
         TestContext.Current.TestOutputHelper?.WriteLine($"catalog kill: {summary}; {heldThrough} started during the outage and succeeded by retry; recovered {recovery.TotalMilliseconds:F0} ms after the restart");
 
