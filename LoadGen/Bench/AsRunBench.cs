@@ -120,8 +120,7 @@ public static class AsRunBench
 
                 // Settled: what the requests left behind (a GC, the page cache's writeback of the uploads) is over, and
                 // so is the JIT's work on what runs at rest.
-                var quiet = TimeSpan.FromSeconds(30);
-                var wait = quiet > SettledAfter - up.Elapsed ? quiet : SettledAfter - up.Elapsed;
+                var wait = TimeSpan.FromSeconds(Math.Max(30, (SettledAfter - up.Elapsed).TotalSeconds));
                 progress(Invariant($"{phase}: at rest {wait.TotalSeconds:0} s before the settled window"));
                 await Task.Delay(wait, cancellationToken);
                 idle.Add(await IdleAsync(phase, Settled, options.Idle, progress, cancellationToken));

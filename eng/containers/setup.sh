@@ -77,7 +77,7 @@ rootfs() { # name, packages: a minimal Debian root file system in $WORK/$name
 # bash replaces itself with a lone command where dash, Debian's sh, stays as PID 1 and ignores SIGTERM, so every stop
 # waited out the engine's 10 s and killed Redis unsaved. An image without the label below is rebuilt.
 REDIS_LABEL=org.httpperf.redis=sh-execs
-redis_built() { [ "$("$1" image inspect --format '{{.Config.WorkingDir}} {{index .Config.Labels "org.httpperf.redis"}}' "$REDIS" 2>/dev/null)" = "/data sh-execs" ]; }
+redis_built() { [ "$("$1" image inspect --format "{{.Config.WorkingDir}} {{index .Config.Labels \"${REDIS_LABEL%%=*}\"}}" "$REDIS" 2>/dev/null)" = "/data ${REDIS_LABEL#*=}" ]; }
 if ! redis_built podman; then
   rootfs redis redis-server
   mkdir -p "$WORK/redis/data"

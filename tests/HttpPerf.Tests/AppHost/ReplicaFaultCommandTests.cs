@@ -27,7 +27,7 @@ public sealed class ReplicaFaultCommandTests
     {
         var system = new AppHostFixture(AppHostFixture.SmallCatalog, $"--AppHost:FaultSeconds={Fault.TotalSeconds}");
         IReadOnlyList<int> processes;
-        var stopping = System.Diagnostics.Stopwatch.StartNew();
+        var stopping = new System.Diagnostics.Stopwatch();
         try
         {
             await system.InitializeAsync();
@@ -37,7 +37,7 @@ public sealed class ReplicaFaultCommandTests
         }
         finally
         {
-            stopping = System.Diagnostics.Stopwatch.StartNew();
+            stopping.Start();
             await system.DisposeAsync();
         }
 
