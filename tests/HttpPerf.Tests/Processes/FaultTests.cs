@@ -46,6 +46,7 @@ public sealed class FaultTests
         await Task.Delay(TimeSpan.FromSeconds(2), Cancel);
         var restarting = Stopwatch.GetTimestamp();
         await system.StartCatalogAsync(options, dead.BaseAddress, Cancel);
+        var listening = Stopwatch.GetTimestamp();
         await dead.DisposeAsync();
         await Task.Delay(TimeSpan.FromSeconds(7), Cancel);
         await stop.CancelAsync();
@@ -65,11 +66,13 @@ public sealed class FaultTests
         var firstOk = all.Where(o => o.Started > restarting && o.Outcome == "ok").Min(o => o.Started);
         var recovery = Stopwatch.GetElapsedTime(restarting, firstOk);
         Assert.True(recovery < TimeSpan.FromSeconds(5), $"first whole body {recovery.TotalSeconds:F1} s after the restart ({summary})");
-        // Once flaky with a core taken by another process: two lists sent after this ended as 502s 4 s later, the time the
-        // Frontend's client gives a Catalog it cannot connect to. The services' last lines say what they met.
-        Assert.All(all.Where(o => o.Started > firstOk + Stopwatch.Frequency / 2), o => Assert.True(o.Outcome == "ok",
-            $"{o.Outcome}, sent {Stopwatch.GetElapsedTime(restarting, o.Started).TotalSeconds:F1} s after the restart, in {Stopwatch.GetElapsedTime(o.Started, o.Ended).TotalSeconds:F1} s ({summary})"
-            + $"{Environment.NewLine}Frontend.Api:{Environment.NewLine}{system.Frontend.RecentOutput}{Environment.NewLine}Catalog.Api:{Environment.NewLine}{system.Catalog.RecentOutput}"));
+        // A request sent while the new Catalog is still starting can end whole by its retries while others sent then are
+        // refused (seen on a loaded machine: the first whole body came before the Catalog listened): from whichever is
+        // later, that body or the Catalog answering, every request succeeds. A failure names the services' last lines.
+        var failedAfter = all.Where(o => o.Started > Math.Max(firstOk, listening) + Stopwatch.Frequency / 2 && o.Outcome != "ok")
+            .Select(o => $"{o.Outcome}, sent {Stopwatch.GetElapsedTime(restarting, o.Started).TotalSeconds:F1} s after the restart, in {Stopwatch.GetElapsedTime(o.Started, o.Ended).TotalSeconds:F1} s").ToList();
+        Assert.True(failedAfter.Count == 0, $"{string.Join("; ", failedAfter)} ({summary}){Environment.NewLine}Frontend.Api:{Environment.NewLine}{system.Frontend.RecentOutput}"
+            + $"{Environment.NewLine}Catalog.Api:{Environment.NewLine}{system.Catalog.RecentOutput}");
         var heldThrough = all.Count(o => o.Started > killed && o.Started < restarting && o.Outcome == "ok");
         TestContext.Current.TestOutputHelper?.WriteLine($"catalog kill: {summary}; {heldThrough} started during the outage and succeeded by retry; recovered {recovery.TotalMilliseconds:F0} ms after the restart");
 
