@@ -48,7 +48,7 @@ internal static class Publishing
     /// Published, Uploads.Api's data directory is the volume <c>uploads-data</c>, mounted into every replica at
     /// <see cref="HttpPerf.ServiceDefaults.Contract.SystemContract.UploadsContainerDataPath"/>, so any replica serves
     /// any upload. The deployment gives the volume to the image's "app" user (uid 1654): Kubernetes' <c>fsGroup</c>,
-    /// or a one-shot <c>chown</c> as container mode does (docs/deploy.md).
+    /// or a <c>chown</c> run as root before the replicas start, as container mode does (docs/deploy.md).
     /// </summary>
     public static IResourceBuilder<ProjectResource> PublishWithUploadsVolume(this IResourceBuilder<ProjectResource> uploads) =>
         uploads.ApplicationBuilder.ExecutionContext.IsPublishMode

@@ -124,19 +124,16 @@ internal static class ServiceResourceExtensions
     /// <paramref name="volume"/>; published, the volume <c>uploads-data</c> (Publishing.cs); in process mode, its folder.
     /// Mounted at <see cref="SystemContract.UploadsContainerDataPath"/>, a path of its own (HOME holds the image's
     /// dotfiles and whatever writes there). The image runs as its "app" user and has no such folder, and Docker gives a
-    /// new volume mounted on a missing path to root (Podman to the container's user): a one-shot container
-    /// (<see cref="Service.AddVolumeOwner"/>) gives the volume to "app" before any replica starts.
+    /// new volume mounted on a missing path to root (Podman to the container's user): container mode gives the volume
+    /// to "app" before any replica starts (<see cref="AppOwnedVolumeAnnotation"/>).
     /// </summary>
-    public static Service WithUploadsVolume(this Service uploads, string volume)
-    {
-        var owner = uploads.Containers.Count > 0 ? uploads.AddVolumeOwner(volume, SystemContract.UploadsContainerDataPath) : null;
-        return uploads.Each(
+    public static Service WithUploadsVolume(this Service uploads, string volume) =>
+        uploads.Each(
             project => project.PublishWithUploadsVolume(),
             container => container
                 .WithVolume(volume, SystemContract.UploadsContainerDataPath)
                 .WithEnvironment(SystemContract.UploadsDataDirectory, SystemContract.UploadsContainerDataPath)
-                .WaitForCompletion(owner!));
-    }
+                .WithAnnotation(new AppOwnedVolumeAnnotation(volume, SystemContract.UploadsContainerDataPath)));
 
     /// <summary>The Gateway's own pages as the resource's links: the landing page (flags, and the last minute per route and variant) and the admin page.</summary>
     public static Service WithPublicPages(this Service gateway) =>

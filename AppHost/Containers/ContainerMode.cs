@@ -17,7 +17,8 @@ internal static class ContainerMode
 {
     /// <summary>
     /// Reads the switch and, when it is on, prepares the AppHost for containers: the images are built (when missing
-    /// or stale) before anything starts, and the containers can reach the dashboard's OTLP endpoint on this machine.
+    /// or stale) and the volumes given to the image's user before anything starts, and the containers can reach the
+    /// dashboard's OTLP endpoint on this machine.
     /// </summary>
     public static ContainerSettings AddContainerMode(this IDistributedApplicationBuilder builder)
     {
@@ -62,7 +63,13 @@ internal static class ContainerMode
                 .Select(annotation => annotation.Image)
                 .Distinct();
             var logger = start.Services.GetRequiredService<ILoggerFactory>().CreateLogger(typeof(ContainerMode));
-            await new ServiceImages(settings, RepositoryRoot(builder), logger).EnsureAsync(images, cancellationToken);
+            var serviceImages = new ServiceImages(settings, RepositoryRoot(builder), logger);
+            await serviceImages.EnsureAsync(images, cancellationToken);
+            var volumes = start.Model.Resources
+                .SelectMany(resource => resource.Annotations.OfType<AppOwnedVolumeAnnotation>()
+                    .Select(volume => (volume, resource.Annotations.OfType<ServiceImageAnnotation>().Single().Image)))
+                .DistinctBy(mount => mount.volume);
+            await serviceImages.GiveToAppAsync(volumes, cancellationToken);
         });
         return settings;
     }

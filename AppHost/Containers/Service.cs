@@ -124,23 +124,6 @@ internal sealed class Service
         return new(name, [], containers, replicaSet);
     }
 
-    /// <summary>
-    /// A one-shot container of the service's image, run as root, that gives <paramref name="volume"/> (mounted at
-    /// <paramref name="path"/>) to the image's "app" user and exits; shown under the service's row.
-    /// </summary>
-    public IResourceBuilder<ContainerResource> AddVolumeOwner(string volume, string path)
-    {
-        var first = Containers[0];
-        var image = first.Resource.Annotations.OfType<ServiceImageAnnotation>().Single().Image;
-        return ApplicationBuilder.AddContainer($"{Name}-volume", image.Repository, image.Tag)
-            .WithImageRegistry(image.Registry)
-            .WithVolume(volume, path)
-            .WithContainerRuntimeArgs("--user=0")
-            .WithEntrypoint("chown")
-            .WithArgs("app:app", path)
-            .WithParentRelationship(ReplicaSet?.Resource ?? (IResource)first.Resource);
-    }
-
     /// <summary>Applies <paramref name="project"/> to the project, or <paramref name="container"/> to every container.</summary>
     public Service Each(Action<IResourceBuilder<ProjectResource>> project, Action<IResourceBuilder<ContainerResource>> container)
     {
