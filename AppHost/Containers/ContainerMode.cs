@@ -67,8 +67,8 @@ internal static class ContainerMode
             await serviceImages.EnsureAsync(images, cancellationToken);
             var volumes = start.Model.Resources
                 .SelectMany(resource => resource.Annotations.OfType<AppOwnedVolumeAnnotation>()
-                    .Select(volume => (volume, resource.Annotations.OfType<ServiceImageAnnotation>().Single().Image)))
-                .DistinctBy(mount => mount.volume);
+                    .Select(volume => (Volume: volume, resource.Annotations.OfType<ServiceImageAnnotation>().Single().Image)))
+                .DistinctBy(mount => mount.Volume);
             await serviceImages.GiveToAppAsync(volumes, cancellationToken);
         });
         return settings;

@@ -10,7 +10,8 @@ namespace HttpPerf.AppHost.Containers;
 /// (<c>dotnet publish -t:PublishContainer</c>, no Dockerfile) into the engine's local store, when it is missing or was
 /// built from other sources. "Other sources" is a hash of every file the image is built from (the project's folder,
 /// ServiceDefaults, the repository's build files), kept as the image's label <see cref="SourceLabel"/>: a checkout,
-/// an edit, or a branch switch rebuilds exactly the images it touches, and nothing else does.
+/// an edit, or a branch switch rebuilds exactly the images it touches, and nothing else does. Then the volumes the
+/// containers mount as the image's "app" user are given to it (<see cref="GiveToAppAsync"/>).
 /// </summary>
 internal sealed class ServiceImages(ContainerSettings settings, string repositoryRoot, ILogger logger)
 {
