@@ -1,5 +1,5 @@
 using HttpPerf.AppHost.Containers;
-using LoadGen.LocalSystem;
+using Bench.LocalSystem;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Hosting;

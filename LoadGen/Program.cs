@@ -1,13 +1,9 @@
 using System.CommandLine;
 using LoadGen.Commands;
 
-var root = new RootCommand("Drives traffic through the Gateway (run), measures the system (bench) and profiles a route (profile).")
+var root = new RootCommand("Drives the demo's traffic through the Gateway, follows the flags and answers its control endpoint (run).")
 {
     RunCommand.Create(),
-    BenchCommand.Create(),
-    LatencyCommand.Create(),
-    LatencyCommand.CreateFarServer(),
-    ProfileCommand.Create(),
 };
 
 return await root.Parse(args).InvokeAsync();

@@ -1,7 +1,7 @@
+using HttpPerf.Measurement;
 using System.Diagnostics;
 using System.Text;
 using HttpPerf.ServiceDefaults.Contract;
-using LoadGen.Bench;
 using LoadGen.Load;
 using Microsoft.Extensions.Logging;
 using OpenTelemetry;
@@ -170,8 +170,8 @@ public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile downl
         audit,
         string.Join(", ", result.Rows.Select(r => r.Scenario)),
         Math.Round(result.Elapsed.TotalSeconds, 1),
-        string.Join(", ", result.Rows.Select(r => Invariant($"{r.Scenario} {BenchReport.Ratio(r.Optimized.P50Ms, r.Naive.P50Ms)}"))),
-        string.Join(", ", result.Rows.Select(r => Invariant($"{r.Scenario} {BenchReport.Ratio(r.Optimized.MegabytesPerSecond, r.Naive.MegabytesPerSecond)}"))),
+        string.Join(", ", result.Rows.Select(r => Invariant($"{r.Scenario} {Figures.Ratio(r.Optimized.P50Ms, r.Naive.P50Ms)}"))),
+        string.Join(", ", result.Rows.Select(r => Invariant($"{r.Scenario} {Figures.Ratio(r.Optimized.MegabytesPerSecond, r.Naive.MegabytesPerSecond)}"))),
         result.Rows.Sum(r => r.Naive.Errors + r.Optimized.Errors));
 
     [LoggerMessage(EventId = 2, EventName = "AbMeasured", Level = LogLevel.Information,
@@ -189,8 +189,8 @@ public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile downl
         foreach (var row in result.Rows)
         {
             var (naive, optimized) = (row.Naive, row.Optimized);
-            md.AppendLine(Invariant($"| {row.Scenario} {row.Route} | naive | {BenchReport.Count(naive.Requests)} | {BenchReport.Ms(naive.P50Ms)} | {BenchReport.Ms(naive.P99Ms)} | {BenchReport.Number(naive.MegabytesPerSecond)} | | | |"));
-            md.AppendLine(Invariant($"| | optimized | {BenchReport.Count(optimized.Requests)} | {BenchReport.Ms(optimized.P50Ms)} | {BenchReport.Ms(optimized.P99Ms)} | {BenchReport.Number(optimized.MegabytesPerSecond)} | {BenchReport.Ratio(optimized.P50Ms, naive.P50Ms)} | {BenchReport.Ratio(optimized.FirstHalfP50Ms, naive.FirstHalfP50Ms)}, {BenchReport.Ratio(optimized.SecondHalfP50Ms, naive.SecondHalfP50Ms)} | {BenchReport.Ratio(optimized.MegabytesPerSecond, naive.MegabytesPerSecond)} |"));
+            md.AppendLine(Invariant($"| {row.Scenario} {row.Route} | naive | {Figures.Count(naive.Requests)} | {Figures.Ms(naive.P50Ms)} | {Figures.Ms(naive.P99Ms)} | {Figures.Number(naive.MegabytesPerSecond)} | | | |"));
+            md.AppendLine(Invariant($"| | optimized | {Figures.Count(optimized.Requests)} | {Figures.Ms(optimized.P50Ms)} | {Figures.Ms(optimized.P99Ms)} | {Figures.Number(optimized.MegabytesPerSecond)} | {Figures.Ratio(optimized.P50Ms, naive.P50Ms)} | {Figures.Ratio(optimized.FirstHalfP50Ms, naive.FirstHalfP50Ms)}, {Figures.Ratio(optimized.SecondHalfP50Ms, naive.SecondHalfP50Ms)} | {Figures.Ratio(optimized.MegabytesPerSecond, naive.MegabytesPerSecond)} |"));
         }
 
         var moving = result.Rows.Where(r => !r.Settled).Select(r => r.Scenario).ToList();

@@ -2,7 +2,7 @@
 # What the dashboard shows under the AppHost, measured as the bench measures: the product list and the catalog,
 # naive then optimized, 40 requests one at a time after 10 s of warm-up, through the Gateway at http://localhost:5100,
 # with the CPU each service spent per request (from /proc). Run it right after the bench, on a quiet machine:
-#   dotnet run -c Release --project LoadGen -- bench --scenario products,catalog --output /tmp/bench
+#   dotnet run -c Release --project Bench -- bench --scenario products,catalog --output /tmp/bench
 #   docs/results/apphost/measure.sh [Release|Debug] > docs/results/apphost/report.md
 set -euo pipefail
 cd "$(dirname "$0")/../../.."

@@ -2,7 +2,7 @@ using System.Diagnostics;
 using System.Text.Json;
 using HttpPerf.Analyzers;
 using HttpPerf.Tests.Infrastructure;
-using LoadGen.LocalSystem;
+using Bench.LocalSystem;
 
 namespace HttpPerf.Tests.Analyzers;
 

@@ -15,7 +15,7 @@ internal static class DashboardPage
             Assert.Skip($"Set ASPIRE_DASHBOARD_SCREENSHOTS to a folder to remake {remakes}.");
         }
 
-        return Directory.CreateDirectory(Path.GetFullPath(folder, LoadGen.LocalSystem.LocalSystem.RepositoryRoot())).FullName;
+        return Directory.CreateDirectory(Path.GetFullPath(folder, Bench.LocalSystem.LocalSystem.RepositoryRoot())).FullName;
     }
 
     /// <summary>A 1500x950 page logged in with the token, as a person does with the URL the AppHost prints, the resources listed.</summary>

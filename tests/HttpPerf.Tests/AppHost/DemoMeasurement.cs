@@ -4,7 +4,7 @@ using Aspire.Hosting.ApplicationModel;
 using Aspire.Hosting;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
-using LoadGen.LocalSystem;
+using Bench.LocalSystem;
 using HttpPerf.Tests.Infrastructure;
 
 namespace HttpPerf.Tests.AppHost;

@@ -2,7 +2,7 @@ using System.Diagnostics;
 using System.Text.Json.Nodes;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
-using LoadGen.LocalSystem;
+using Bench.LocalSystem;
 using HttpPerf.Tests.Infrastructure;
 
 namespace HttpPerf.Tests.AppHost;

@@ -11,9 +11,9 @@ public static class ProcessTree
             .ToDictionary(g => g.Key, g => g.Last()[1]);
 
     /// <summary><paramref name="pid"/> and every process below it.</summary>
-    public static IReadOnlyList<int> WithDescendants(int pid) => LoadGen.LocalSystem.ProcessFaults.WithDescendants(pid);
+    public static IReadOnlyList<int> WithDescendants(int pid) => Bench.LocalSystem.ProcessFaults.WithDescendants(pid);
 
-    public static bool IsAlive(int pid) => LoadGen.LocalSystem.ProcessFaults.ParentOf(pid) is not null;
+    public static bool IsAlive(int pid) => Bench.LocalSystem.ProcessFaults.ParentOf(pid) is not null;
 
     /// <summary>Every process but this one whose command line (arguments joined by NUL) <paramref name="cmdline"/> accepts.</summary>
     public static IEnumerable<int> Matching(Func<string, bool> cmdline) =>

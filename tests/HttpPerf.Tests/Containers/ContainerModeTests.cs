@@ -232,7 +232,7 @@ public sealed class ContainerModeTests(ContainerModeFixture system)
     /// <summary>Container mode's default memory limit per service, in MiB: the AppHost's appsettings.json, <c>Containers:Limits</c>.</summary>
     internal static Dictionary<string, int> MemoryLimitsMiB()
     {
-        using var settings = JsonDocument.Parse(File.ReadAllText(Path.Combine(LoadGen.LocalSystem.LocalSystem.RepositoryRoot(), "AppHost", "appsettings.json")));
+        using var settings = JsonDocument.Parse(File.ReadAllText(Path.Combine(Bench.LocalSystem.LocalSystem.RepositoryRoot(), "AppHost", "appsettings.json")));
         return settings.RootElement.GetProperty("Containers").GetProperty("Limits").EnumerateObject()
             .ToDictionary(service => service.Name, service => service.Value.GetProperty("MemoryMiB").GetInt32());
     }

@@ -1,5 +1,5 @@
 using HttpPerf.ServiceDefaults.Contract;
-using LoadGen.LocalSystem;
+using Bench.LocalSystem;
 
 namespace HttpPerf.Tests.Infrastructure;
 

@@ -1,4 +1,4 @@
-using LoadGen.LocalSystem;
+using Bench.LocalSystem;
 
 namespace HttpPerf.Tests.Infrastructure;
 

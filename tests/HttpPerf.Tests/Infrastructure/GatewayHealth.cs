@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Net.Http.Json;
 using System.Text.Json;
-using LoadGen.LocalSystem;
+using Bench.LocalSystem;
 using Microsoft.Extensions.Configuration;
 
 namespace HttpPerf.Tests.Infrastructure;

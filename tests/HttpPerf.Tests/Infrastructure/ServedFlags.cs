@@ -1,7 +1,7 @@
 using System.Net.Http.Json;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults.FlagSources;
-using LoadGen.LocalSystem;
+using Bench.LocalSystem;
 
 namespace HttpPerf.Tests.Infrastructure;
 

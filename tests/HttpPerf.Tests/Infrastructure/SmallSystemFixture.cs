@@ -1,6 +1,6 @@
 using System.Globalization;
 using HttpPerf.ServiceDefaults.Contract;
-using LoadGen.LocalSystem;
+using Bench.LocalSystem;
 
 namespace HttpPerf.Tests.Infrastructure;
 

@@ -1,7 +1,7 @@
 using System.Net.Http.Json;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.Tests.Infrastructure;
-using LoadGen.LocalSystem;
+using Bench.LocalSystem;
 using Microsoft.Playwright;
 
 namespace HttpPerf.Tests.Pages;

@@ -1,10 +1,11 @@
-using LoadGen.Bench;
+using Bench.Benches;
+using Bench.Reports;
 using HttpPerf.Tests.Infrastructure;
 
 namespace HttpPerf.Tests.Processes;
 
 /// <summary>
-/// <c>LoadGen bench</c> end to end at a small size: its own services per mode, every scenario, the report
+/// <c>Bench bench</c> end to end at a small size: its own services per mode, every scenario, the report
 /// files. Figures are checked for being measured and consistent, never for being fast.
 /// </summary>
 [Trait(Kind.Name, Kind.Processes)]
@@ -156,7 +157,7 @@ public sealed class BenchTests
 
         public Task<int> InvokeAsync(params string[] options)
         {
-            var root = new System.CommandLine.RootCommand { LoadGen.Commands.BenchCommand.Create() };
+            var root = new System.CommandLine.RootCommand { Bench.Commands.BenchCommand.Create() };
             return root.Parse(["bench", "--out", Folder, "--warmup", "0", .. options]).InvokeAsync(cancellationToken: Cancel);
         }
 

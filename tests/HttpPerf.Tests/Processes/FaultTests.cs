@@ -6,7 +6,7 @@ using System.Security.Cryptography;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.Tests.Infrastructure;
 using LoadGen.Load;
-using LoadGen.LocalSystem;
+using Bench.LocalSystem;
 
 namespace HttpPerf.Tests.Processes;
 

@@ -1,11 +1,11 @@
 using System.Diagnostics;
-using LoadGen.Latency;
+using Bench.Latency;
 using HttpPerf.Tests.Infrastructure;
 
 namespace HttpPerf.Tests.Processes;
 
 /// <summary>
-/// Seed 003 on Kestrel, over a real 100 ms round trip: <c>LoadGen latency</c> joins a network namespace to this one by
+/// Seed 003 on Kestrel, over a real 100 ms round trip: <c>Bench latency</c> joins a network namespace to this one by
 /// a TUN delay line (no netem needed) and measures 7 MB in writes of 32 KB to 1 MB, transfers, and the Catalog export
 /// in both write strategies with the services on the far side. It asserts what the committed report
 /// (docs/results/latency) showed, with bounds loose enough for a noisy 2-core machine. It needs root (the namespace and
@@ -27,9 +27,9 @@ public sealed class HighLatencyTests
         var output = Directory.CreateTempSubdirectory("httpperf-latency-").FullName;
         try
         {
-            // LoadGen from its own output folder, whose runtime config names ASP.NET Core (the far server is Kestrel).
-            var loadGen = LoadGen.LocalSystem.LocalSystem.AssemblyPath("LoadGen", LoadGen.LocalSystem.LocalSystem.CurrentConfiguration);
-            var run = await RunAsync("dotnet", [loadGen, "latency", "--rtt", $"{RoundTripMs}", "--requests", "2", "--products", "20000", "--out", output], TimeSpan.FromMinutes(8));
+            // Bench from its own output folder, whose runtime config names ASP.NET Core (the far server is Kestrel).
+            var bench = Bench.LocalSystem.LocalSystem.AssemblyPath("Bench", Bench.LocalSystem.LocalSystem.CurrentConfiguration);
+            var run = await RunAsync("dotnet", [bench, "latency", "--rtt", $"{RoundTripMs}", "--requests", "2", "--products", "20000", "--out", output], TimeSpan.FromMinutes(8));
             Assert.True(run.ExitCode == 0, run.Output);
             var result = LatencyResult.Read(output);
             TestContext.Current.TestOutputHelper?.WriteLine(File.ReadAllText(Path.Combine(output, "report.md")));

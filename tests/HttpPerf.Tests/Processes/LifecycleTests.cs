@@ -1,5 +1,5 @@
 using HttpPerf.Tests.Infrastructure;
-using LoadGen.LocalSystem;
+using Bench.LocalSystem;
 
 namespace HttpPerf.Tests.Processes;
 

@@ -3,7 +3,7 @@ using System.Security.Cryptography;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults.Telemetry;
 using HttpPerf.Tests.Infrastructure;
-using LoadGen.LocalSystem;
+using Bench.LocalSystem;
 
 namespace HttpPerf.Tests.Processes;
 

@@ -1,4 +1,5 @@
 using System.Security.Cryptography;
+using Bench.Sampling;
 using HttpPerf.Tests.Infrastructure;
 using LoadGen.Load;
 

@@ -5,7 +5,7 @@ using System.Security.Cryptography;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults.FlagSources;
 using HttpPerf.Tests.Infrastructure;
-using LoadGen.LocalSystem;
+using Bench.LocalSystem;
 
 namespace HttpPerf.Tests.Processes;
 

@@ -2,7 +2,7 @@ using System.Reflection;
 using System.Text.RegularExpressions;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.Tests.Infrastructure;
-using LoadGen.LocalSystem;
+using Bench.LocalSystem;
 
 namespace HttpPerf.Tests.Repository;
 

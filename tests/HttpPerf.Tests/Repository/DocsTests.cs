@@ -1,5 +1,6 @@
-using LoadGen.Bench;
-using LoadGen.LocalSystem;
+using Bench.Benches;
+using Bench.Reports;
+using Bench.LocalSystem;
 using HttpPerf.Tests.Infrastructure;
 
 namespace HttpPerf.Tests.Repository;
@@ -21,18 +22,18 @@ public sealed class DocsTests
             var text = File.ReadAllText(page);
             quoted += BenchSnippets.Names(text).Count;
             // Rendering every marked table anew from the committed report.json files must change nothing (bench --update-docs).
-            Assert.True(BenchSnippets.Update(text, reports, () => LoadGen.Latency.LatencyResult.Read(Path.Combine(Root, "docs", "results", BenchSnippets.LatencyResults)),
+            Assert.True(BenchSnippets.Update(text, reports, () => Bench.Latency.LatencyResult.Read(Path.Combine(Root, "docs", "results", BenchSnippets.LatencyResults)),
                 () => FaultBench.Read(Path.Combine(Root, "docs", "results", FaultBench.Results)),
                 () => ProtocolBench.Read(Path.Combine(Root, "docs", "results", ProtocolBench.Results)),
                 () => AsRunBench.Read(Path.Combine(Root, "docs", "results", AsRunBench.Results)),
                 MemoryBench.Renderer(Path.Combine(Root, "docs", "results", MemoryBench.Results)),
-                () => GrpcBench.Read(Path.Combine(Root, "docs", "results", GrpcBench.Results))) == text, $"{Path.GetRelativePath(Root, page)} quotes figures that differ from the committed reports under docs/results: run `dotnet run --project LoadGen -- bench --update-docs`.");
+                () => GrpcBench.Read(Path.Combine(Root, "docs", "results", GrpcBench.Results))) == text, $"{Path.GetRelativePath(Root, page)} quotes figures that differ from the committed reports under docs/results: run `dotnet run --project Bench -- bench --update-docs`.");
         }
 
         // Seed 003's table, at both round trips, from the committed `latency` report.
-        var latency = LoadGen.Latency.LatencyResult.Read(Path.Combine(Root, "docs", "results", BenchSnippets.LatencyResults));
+        var latency = Bench.Latency.LatencyResult.Read(Path.Combine(Root, "docs", "results", BenchSnippets.LatencyResults));
         Assert.Equal([100, 158], latency.Cases.Select(c => c.RoundTripMs).Distinct());
-        Assert.Contains(LoadGen.Latency.LatencyReport.RenderSeedTable(latency), File.ReadAllText(Path.Combine(Root, "docs", "pitfalls", "Catalog.WriteStrategy.md")));
+        Assert.Contains(Bench.Latency.LatencyReport.RenderSeedTable(latency), File.ReadAllText(Path.Combine(Root, "docs", "pitfalls", "Catalog.WriteStrategy.md")));
 
         var readme = File.ReadAllText(Path.Combine(Root, "README.md"));
         Assert.Contains("headline", BenchSnippets.Names(readme));

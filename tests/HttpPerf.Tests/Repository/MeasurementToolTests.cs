@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using HttpPerf.Tests.Infrastructure;
+using Bench.Sampling;
 using LoadGen.Control;
 using LoadGen.Load;
 
@@ -47,8 +48,8 @@ public sealed class MeasurementToolTests
     }
 
     [Theory]
-    [InlineData(LoadGen.Bench.AsRunBench.Process, 4.0, -0.5, 2.5)] // an idle engine and Redis are no part of process mode; in no process below nothing adds nothing
-    [InlineData(LoadGen.Bench.AsRunBench.Containers, 10.0, 3.0, 7.5)] // the engine, Redis and DCP's short-lived engine commands are container mode's
+    [InlineData(Bench.Benches.AsRunBench.Process, 4.0, -0.5, 2.5)] // an idle engine and Redis are no part of process mode; in no process below nothing adds nothing
+    [InlineData(Bench.Benches.AsRunBench.Containers, 10.0, 3.0, 7.5)] // the engine, Redis and DCP's short-lived engine commands are container mode's
     public void What_the_system_spends_at_rest_is_its_own_processes_and_in_container_mode_the_engines(string phase, double machine, double inNoProcess, double expected)
     {
         var groups = new Dictionary<string, double>
@@ -56,8 +57,8 @@ public sealed class MeasurementToolTests
             ["Gateway"] = 1.0, ["DCP"] = 1.0, ["Aspire dashboard"] = 0.5, [CpuAccount.ContainerEngine] = 1.5, [CpuAccount.Redis] = 0.5,
             [CpuAccount.Other] = 1.2, [CpuAccount.KernelThreads] = 0.7,
         };
-        var row = new LoadGen.Bench.AsRunBench.IdleRow(phase, "settled", 60, machine, inNoProcess, groups);
-        Assert.Equal(expected, LoadGen.Bench.AsRunBench.SystemPercent(row), 3);
+        var row = new Bench.Benches.AsRunBench.IdleRow(phase, "settled", 60, machine, inNoProcess, groups);
+        Assert.Equal(expected, Bench.Benches.AsRunBench.SystemPercent(row), 3);
     }
 
     [Theory]
