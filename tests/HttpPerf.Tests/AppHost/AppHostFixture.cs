@@ -18,7 +18,7 @@ namespace HttpPerf.Tests.AppHost;
 /// seed and fetch; null keeps the AppHost's own, 25.8 MB), the admin key and the dashboard's keys. Ports are random (Aspire.Hosting.Testing asks for it), so it runs beside a
 /// developer's AppHost. Every wait is bounded; the app is stopped whatever happens.
 /// </summary>
-public class AppHostFixture : IAsyncLifetime
+public class AppHostFixture : IDashboardAppHost
 {
     public const int SmallCatalog = 2_000;
     public static readonly TimeSpan StartTimeout = TimeSpan.FromMinutes(4);

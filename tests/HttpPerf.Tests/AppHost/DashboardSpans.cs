@@ -1,4 +1,5 @@
 using System.Text.Json;
+using HttpPerf.Tests.Infrastructure;
 
 namespace HttpPerf.Tests.AppHost;
 
@@ -12,6 +13,19 @@ public static class DashboardSpans
     {
         /// <summary>The resource's <c>service.instance.id</c>: which replica of the service it came from.</summary>
         public string Instance { get; init; } = "";
+    }
+
+    /// <summary>A client of the dashboard's telemetry API, with its key; <paramref name="timeout"/> for long answers.</summary>
+    public static HttpClient Client(IDashboardAppHost appHost, TimeSpan? timeout = null)
+    {
+        var client = new HttpClient { BaseAddress = appHost.Dashboard };
+        client.DefaultRequestHeaders.Add("x-api-key", appHost.DashboardApiKey);
+        if (timeout is { } answerWithin)
+        {
+            client.Timeout = answerWithin;
+        }
+
+        return client;
     }
 
     public static async Task<IReadOnlyList<Span>> GetAsync(HttpClient dashboard, string? traceId, CancellationToken cancellationToken, string? resourceName = null)

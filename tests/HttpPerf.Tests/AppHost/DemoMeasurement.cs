@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Globalization;
 using System.Text;
 using Aspire.Hosting.ApplicationModel;
@@ -28,108 +29,82 @@ public sealed class DemoMeasurement
     [Fact]
     public async Task Ten_minutes_of_the_default_load_with_five_flips_and_two_AB_runs()
     {
-        var folder = Environment.GetEnvironmentVariable("DEMO_MEASUREMENT");
-        if (string.IsNullOrEmpty(folder))
-        {
-            Assert.Skip("Set DEMO_MEASUREMENT to a folder to measure the live demo's logs (docs/results/demo).");
-        }
-
+        await using var run = OptInRun.AskedBy("DEMO_MEASUREMENT", "measure the live demo's logs (docs/results/demo)");
         var minutes = int.TryParse(Environment.GetEnvironmentVariable("DEMO_MINUTES"), CultureInfo.InvariantCulture, out var m) ? m : 10;
-        folder = Path.GetFullPath(folder, LocalSystem.RepositoryRoot());
-        Directory.CreateDirectory(folder);
-        var system = new AppHostFixture(productCount: null);
-        try
+        var system = await run.StartAsync(new AppHostFixture(productCount: null));
+        var start = await system.Commands.ExecuteCommandAsync(SystemContract.LoadGen, KnownResourceCommands.StartCommand, Cancel);
+        Assert.True(start.Success, start.Message);
+        var started = DateTime.UtcNow;
+        var clock = Stopwatch.StartNew();
+
+        // Flips at minutes 1, 3, 5, 7 and 9 (scaled to the run), A/B runs at 4 and 8.
+        var flips = 0;
+        var measurements = 0;
+        var plan = new List<(double At, string Resource, string Command)>();
+        for (var i = 0; i < 5; i++)
         {
-            await system.InitializeAsync();
-            var start = await system.Commands.ExecuteCommandAsync(SystemContract.LoadGen, KnownResourceCommands.StartCommand, Cancel);
-            Assert.True(start.Success, start.Message);
-            var started = DateTime.UtcNow;
-
-            // Flips at minutes 1, 3, 5, 7 and 9 (scaled to the run), A/B runs at 4 and 8.
-            var flips = 0;
-            var measurements = 0;
-            var plan = new List<(double At, string Resource, string Command)>();
-            for (var i = 0; i < 5; i++)
-            {
-                plan.Add((minutes * (1 + 2 * i) / 10.0, SystemContract.Catalog, $"{Pitfalls.CatalogSerialization}-{(i % 2 == 0 ? PerfMode.Naive : PerfMode.Optimized)}"));
-            }
-
-            plan.Add((minutes * 0.4, SystemContract.LoadGen, "measure-ab"));
-            plan.Add((minutes * 0.8, SystemContract.LoadGen, "measure-ab"));
-            foreach (var (at, resource, command) in plan.OrderBy(p => p.At))
-            {
-                var wait = started.AddMinutes(at) - DateTime.UtcNow;
-                if (wait > TimeSpan.Zero)
-                {
-                    await Task.Delay(wait, Cancel);
-                }
-
-                var result = await system.Commands.ExecuteCommandAsync(resource, command, Cancel);
-                Assert.True(result.Success, $"{command}: {result.Message}");
-                _ = resource == SystemContract.Catalog ? flips++ : measurements++;
-            }
-
-            var end = started.AddMinutes(minutes) - DateTime.UtcNow;
-            if (end > TimeSpan.Zero)
-            {
-                await Task.Delay(end, Cancel);
-            }
-
-            await Task.Delay(TimeSpan.FromSeconds(5), Cancel); // the last batches of logs reach the dashboard
-
-            using var dashboard = new HttpClient { BaseAddress = system.Dashboard, Timeout = TimeSpan.FromMinutes(2) };
-            dashboard.DefaultRequestHeaders.Add("x-api-key", system.DashboardApiKey);
-            var logs = new Dictionary<string, IReadOnlyList<DashboardLogs.Log>>();
-            foreach (var resource in SystemContract.Services.Select(s => s.Name).Append(SystemContract.LoadGen))
-            {
-                logs[resource] = [.. (await DashboardLogs.GetAsync(dashboard, resource, "", Cancel)).Where(l => l.Time >= started)];
-            }
-
-            // LoadGen's control endpoint serves the AppHost's /status polling every 2 s, and a few commands.
-            static bool Polling(string resource, DashboardLogs.Log log) =>
-                resource == SystemContract.LoadGen && log.Category.StartsWith("Microsoft.AspNetCore", StringComparison.Ordinal);
-            var total = logs.Values.Sum(l => l.Count);
-            var polling = logs.Sum(l => l.Value.Count(log => Polling(l.Key, log)));
-            var audit = logs[SystemContract.Gateway].Where(l => l.Category == SystemContract.AuditCategory).ToList();
-            var measured = logs[SystemContract.LoadGen].Where(l => l.Category == SystemContract.AuditCategory).ToList();
-
-            var report = new StringBuilder();
-            report.AppendLine(CultureInfo.InvariantCulture, $"# The live demo's structured logs, {DateTime.UtcNow:yyyy-MM-dd}");
-            report.AppendLine();
-            report.AppendLine(CultureInfo.InvariantCulture, $"`DEMO_MEASUREMENT={Path.GetRelativePath(LocalSystem.RepositoryRoot(), folder)} dotnet test HttpPerf.slnx --filter DemoMeasurement`: the AppHost with its own");
-            report.AppendLine(CultureInfo.InvariantCulture, $"catalog, LoadGen's default load (1 request a second, the five scenarios, following the flags) for {minutes} minutes,");
-            report.AppendLine(CultureInfo.InvariantCulture, $"{flips} flips of Catalog.Serialization and {measurements} \"A/B: measure now\" from the dashboard's commands. Records the");
-            report.AppendLine("dashboard holds (its telemetry API), per resource:");
-            report.AppendLine();
-            report.AppendLine("| resource | records | per minute | largest categories |");
-            report.AppendLine("|---|---:|---:|---|");
-            foreach (var (resource, records) in logs)
-            {
-                var categories = string.Join(", ", records.GroupBy(r => r.Category).OrderByDescending(g => g.Count()).Take(3).Select(g => $"{g.Key} {g.Count()}"));
-                report.AppendLine(CultureInfo.InvariantCulture, $"| {resource} | {records.Count:N0} | {records.Count / (double)minutes:F1} | {categories} |");
-            }
-
-            report.AppendLine();
-            report.AppendLine(CultureInfo.InvariantCulture, $"All: {total:N0} records. Status polling (LoadGen's ASP.NET Core request lines): {polling:N0} ({(total == 0 ? 0 : 100.0 * polling / total):F1}%).");
-            report.AppendLine(CultureInfo.InvariantCulture, $"Audit: {audit.Count} FlagChanged records for {flips} flips; {measured.Count} AbMeasured records for {measurements} measurements.");
-            report.AppendLine();
-            foreach (var record in audit.Concat(measured).OrderBy(r => r.Time))
-            {
-                report.AppendLine(CultureInfo.InvariantCulture, $"- {record.Time:HH:mm:ss} {record.Body}");
-            }
-
-            await File.WriteAllTextAsync(Path.Combine(folder, "report.md"), report.ToString(), Cancel);
-            TestContext.Current.TestOutputHelper?.WriteLine(report.ToString());
-
-            Assert.True(polling <= total * 0.10, $"{polling} of {total} records are status polling");
-            Assert.Equal(flips, audit.Count);
-            Assert.All(audit, r => Assert.Equal("dashboard-command", r["Source"]));
-            Assert.Equal(measurements, measured.Count);
+            plan.Add((minutes * (1 + 2 * i) / 10.0, SystemContract.Catalog, $"{Pitfalls.CatalogSerialization}-{(i % 2 == 0 ? PerfMode.Naive : PerfMode.Optimized)}"));
         }
-        finally
+
+        plan.Add((minutes * 0.4, SystemContract.LoadGen, "measure-ab"));
+        plan.Add((minutes * 0.8, SystemContract.LoadGen, "measure-ab"));
+        foreach (var (at, resource, command) in plan.OrderBy(p => p.At))
         {
-            await system.Commands.ExecuteCommandAsync(SystemContract.Gateway, $"all-flags-{PerfMode.Optimized}", Cancel);
-            await system.DisposeAsync();
+            await Poll.UntilElapsedAsync(clock, TimeSpan.FromMinutes(at));
+            var result = await system.Commands.ExecuteCommandAsync(resource, command, Cancel);
+            Assert.True(result.Success, $"{command}: {result.Message}");
+            _ = resource == SystemContract.Catalog ? flips++ : measurements++;
         }
+
+        await Poll.UntilElapsedAsync(clock, TimeSpan.FromMinutes(minutes));
+        await Task.Delay(TimeSpan.FromSeconds(5), Cancel); // the last batches of logs reach the dashboard
+
+        using var dashboard = DashboardSpans.Client(system, TimeSpan.FromMinutes(2));
+        var logs = new Dictionary<string, IReadOnlyList<DashboardLogs.Log>>();
+        foreach (var resource in SystemContract.Services.Select(s => s.Name).Append(SystemContract.LoadGen))
+        {
+            logs[resource] = [.. (await DashboardLogs.GetAsync(dashboard, resource, "", Cancel)).Where(l => l.Time >= started)];
+        }
+
+        // LoadGen's control endpoint serves the AppHost's /status polling every 2 s, and a few commands.
+        static bool Polling(string resource, DashboardLogs.Log log) =>
+            resource == SystemContract.LoadGen && log.Category.StartsWith("Microsoft.AspNetCore", StringComparison.Ordinal);
+        var total = logs.Values.Sum(l => l.Count);
+        var polling = logs.Sum(l => l.Value.Count(log => Polling(l.Key, log)));
+        var audit = logs[SystemContract.Gateway].Where(l => l.Category == SystemContract.AuditCategory).ToList();
+        var measured = logs[SystemContract.LoadGen].Where(l => l.Category == SystemContract.AuditCategory).ToList();
+
+        var report = new StringBuilder();
+        report.AppendLine(CultureInfo.InvariantCulture, $"# The live demo's structured logs, {DateTime.UtcNow:yyyy-MM-dd}");
+        report.AppendLine();
+        report.AppendLine(CultureInfo.InvariantCulture, $"`DEMO_MEASUREMENT={Path.GetRelativePath(LocalSystem.RepositoryRoot(), run.Folder)} dotnet test HttpPerf.slnx --filter DemoMeasurement`: the AppHost with its own");
+        report.AppendLine(CultureInfo.InvariantCulture, $"catalog, LoadGen's default load (1 request a second, the five scenarios, following the flags) for {minutes} minutes,");
+        report.AppendLine(CultureInfo.InvariantCulture, $"{flips} flips of Catalog.Serialization and {measurements} \"A/B: measure now\" from the dashboard's commands. Records the");
+        report.AppendLine("dashboard holds (its telemetry API), per resource:");
+        report.AppendLine();
+        report.AppendLine("| resource | records | per minute | largest categories |");
+        report.AppendLine("|---|---:|---:|---|");
+        foreach (var (resource, records) in logs)
+        {
+            var categories = string.Join(", ", records.GroupBy(r => r.Category).OrderByDescending(g => g.Count()).Take(3).Select(g => $"{g.Key} {g.Count()}"));
+            report.AppendLine(CultureInfo.InvariantCulture, $"| {resource} | {records.Count:N0} | {records.Count / (double)minutes:F1} | {categories} |");
+        }
+
+        report.AppendLine();
+        report.AppendLine(CultureInfo.InvariantCulture, $"All: {total:N0} records. Status polling (LoadGen's ASP.NET Core request lines): {polling:N0} ({(total == 0 ? 0 : 100.0 * polling / total):F1}%).");
+        report.AppendLine(CultureInfo.InvariantCulture, $"Audit: {audit.Count} FlagChanged records for {flips} flips; {measured.Count} AbMeasured records for {measurements} measurements.");
+        report.AppendLine();
+        foreach (var record in audit.Concat(measured).OrderBy(r => r.Time))
+        {
+            report.AppendLine(CultureInfo.InvariantCulture, $"- {record.Time:HH:mm:ss} {record.Body}");
+        }
+
+        await File.WriteAllTextAsync(Path.Combine(run.Folder, "report.md"), report.ToString(), Cancel);
+        TestContext.Current.TestOutputHelper?.WriteLine(report.ToString());
+
+        Assert.True(polling <= total * 0.10, $"{polling} of {total} records are status polling");
+        Assert.Equal(flips, audit.Count);
+        Assert.All(audit, r => Assert.Equal("dashboard-command", r["Source"]));
+        Assert.Equal(measurements, measured.Count);
     }
 }

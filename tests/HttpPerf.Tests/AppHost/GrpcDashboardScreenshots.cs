@@ -1,6 +1,5 @@
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.Tests.Infrastructure;
-using Microsoft.Playwright;
 
 namespace HttpPerf.Tests.AppHost;
 
@@ -20,11 +19,8 @@ public sealed class GrpcDashboardScreenshots
     [Fact]
     public async Task One_message_against_many_in_the_message_size_chart_and_in_the_traces()
     {
-        var folder = DashboardPage.ScreenshotFolder("the pictures of docs/pitfalls/Frontend.Grpc.md");
-        await using var system = new AppHostFixture(productCount: null);
-        await system.InitializeAsync();
-        await using var browser = await Chromium.LaunchAsync();
-        var page = await DashboardPage.LogInAsync(browser, system);
+        await using var run = OptInRun.ForDashboardPictures("the pictures of docs/pitfalls/Frontend.Grpc.md");
+        var (system, page) = await run.StartAndLogInAsync(new AppHostFixture(productCount: null));
 
         foreach (var mode in new[] { PerfMode.Naive, PerfMode.Optimized })
         {
@@ -37,13 +33,12 @@ public sealed class GrpcDashboardScreenshots
         }
 
         // The size of every message the Frontend received: one point of about 19 MB a list naive, 86 of 225 KB optimized.
-        await page.GotoAsync(new Uri(system.Dashboard, "/metrics/resource/frontend?meter=HttpPerf&instrument=httpperf.grpc.message.size&duration=5&view=Graph").ToString());
+        await DashboardPage.OpenChartAsync(page, SystemContract.Frontend, "httpperf.grpc.message.size", minutes: 5, meter: "HttpPerf");
         await page.WaitForTimeoutAsync(8_000);
-        await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "grpc-message-size.png") });
+        await run.ShootAsync(page, "grpc-message-size.png");
 
         // A product list of each: its span says how many messages it took.
-        using var dashboard = new HttpClient { BaseAddress = system.Dashboard };
-        dashboard.DefaultRequestHeaders.Add("x-api-key", system.DashboardApiKey);
+        using var dashboard = DashboardSpans.Client(system);
         foreach (var (messages, picture) in new[] { ("1", "grpc-unary-trace.png"), ("86", "grpc-stream-trace.png") })
         {
             DashboardSpans.Span? span = null;
@@ -51,10 +46,8 @@ public sealed class GrpcDashboardScreenshots
                 async () => (span = (await DashboardSpans.GetAsync(dashboard, traceId: null, Cancel, resourceName: SystemContract.Frontend))
                     .LastOrDefault(s => s.Name == ProductList && s.Attributes.GetValueOrDefault("catalog.grpc.messages") == messages)) is not null,
                 TimeSpan.FromSeconds(30), TimeSpan.FromSeconds(1)), $"no {ProductList} span of {messages} messages");
-            await page.GotoAsync(new Uri(system.Dashboard, $"/traces/detail/{span!.TraceId}").ToString());
-            await Assertions.Expect(page.GetByText(ProductList).First).ToBeVisibleAsync();
-            await page.WaitForTimeoutAsync(2_000);
-            await page.ScreenshotAsync(new() { Path = Path.Combine(folder, picture) });
+            await DashboardPage.OpenTraceAsync(page, span!.TraceId, ProductList);
+            await run.ShootAsync(page, picture);
         }
     }
 }

@@ -1,6 +1,5 @@
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.Tests.Infrastructure;
-using Microsoft.Playwright;
 
 namespace HttpPerf.Tests.AppHost;
 
@@ -21,15 +20,12 @@ public sealed class ReplicaDashboardScreenshots
     [Fact]
     public async Task The_freeze_command_the_product_lists_p99_under_each_rung_and_a_hedged_trace()
     {
-        var folder = DashboardPage.ScreenshotFolder("the pictures of docs/pitfalls/Frontend.Replicas.md");
-        await using var system = new AppHostFixture(AppHostFixture.SmallCatalog, "--AppHost:FaultSeconds=40");
-        await system.InitializeAsync();
-        await using var browser = await Chromium.LaunchAsync();
-        var page = await DashboardPage.LogInAsync(browser, system);
+        await using var run = OptInRun.ForDashboardPictures("the pictures of docs/pitfalls/Frontend.Replicas.md");
+        var (system, page) = await run.StartAndLogInAsync(new AppHostFixture(AppHostFixture.SmallCatalog, "--AppHost:FaultSeconds=40"));
 
         // catalog-2's command menu, with the fault commands.
         await DashboardPage.OpenCommandsAsync(page, Replica);
-        await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "replicas-command-menu.png") });
+        await run.ShootAsync(page, "replicas-command-menu.png");
         await page.Keyboard.PressAsync("Escape");
 
         var report = new List<string>();
@@ -48,18 +44,16 @@ public sealed class ReplicaDashboardScreenshots
             report.Add($"{rung}: {load.Summary(frozenAt)}");
         }
 
-        File.WriteAllLines(Path.Combine(folder, "replicas-run.txt"), report);
+        File.WriteAllLines(Path.Combine(run.Folder, "replicas-run.txt"), report);
 
         // The frontend's request duration over both runs: the P99 line past 20 s under naive, flat under optimized.
-        await page.GotoAsync(new Uri(system.Dashboard, "/metrics/resource/frontend?meter=Microsoft.AspNetCore.Hosting&instrument=http.server.request.duration&duration=5&view=Graph").ToString());
+        await DashboardPage.OpenChartAsync(page, SystemContract.Frontend, "http.server.request.duration", minutes: 5);
         await page.WaitForTimeoutAsync(6_000);
-        await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "replicas-p99.png") });
+        await run.ShootAsync(page, "replicas-p99.png");
 
         // A product list whose Catalog call was hedged: the first attempt cancelled, the hedge answered.
         var traceId = await DashboardPage.TraceWithSpanAsync(system, SystemContract.Frontend, "catalog attempt 2 (hedge)", Cancel);
-        await page.GotoAsync(new Uri(system.Dashboard, $"/traces/detail/{traceId}").ToString());
-        await Assertions.Expect(page.GetByText("catalog attempt 2 (hedge)").First).ToBeVisibleAsync();
-        await page.WaitForTimeoutAsync(2_000);
-        await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "replicas-hedged-trace.png") });
+        await DashboardPage.OpenTraceAsync(page, traceId, "catalog attempt 2 (hedge)");
+        await run.ShootAsync(page, "replicas-hedged-trace.png");
     }
 }

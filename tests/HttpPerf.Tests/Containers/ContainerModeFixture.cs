@@ -18,7 +18,7 @@ namespace HttpPerf.Tests.Containers;
 /// developer's flags stay untouched), the admin key and the dashboard's keys. Where no container engine answers,
 /// <see cref="Unavailable"/> says why and the tests skip.
 /// </summary>
-public class ContainerModeFixture : IAsyncLifetime
+public class ContainerModeFixture : IDashboardAppHost
 {
     public const int Replicas = 2;
 

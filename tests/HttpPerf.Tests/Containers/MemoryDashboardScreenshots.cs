@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.Text.RegularExpressions;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
 using HttpPerf.Tests.AppHost;
@@ -27,64 +26,41 @@ public sealed class MemoryDashboardScreenshots
     [Fact]
     public async Task Watching_a_replica_run_out_of_memory_and_come_back()
     {
-        var folder = DashboardPage.ScreenshotFolder("docs/memory.md's pictures of a replica out of memory");
-        var system = new ContainerDashboardScreenshots.DefaultCatalog();
-        Assert.SkipWhen(system.Unavailable is not null, system.Unavailable ?? "");
-        try
+        await using var run = OptInRun.ForDashboardPictures("docs/memory.md's pictures of a replica out of memory");
+        var (system, page) = await run.StartAndLogInAsync(new ContainerDashboardScreenshots.DefaultCatalog());
+
+        await DashboardPage.StartLoadGenAsync(page);
+
+        // Metrics: frontend-1 (one replica: the service's chart adds its replicas up), its memory as a share of its
+        // limit, the last five minutes.
+        await DashboardPage.PickChartAsync(page, @"^\s*frontend-1\b", "httpperf.memory.utilization", "Last 5 minutes");
+        await page.WaitForTimeoutAsync(60_000);
+
+        // The flip from frontend-1's menu, in a second tab; the chart a minute later.
+        var tab = await run.LogInAsync();
+        await DashboardPage.RunCommandAsync(tab, Replica, $"{Pitfalls.FrontendCatalogClient}: {PerfMode.Naive}");
+        var flipped = Stopwatch.StartNew();
+        await Task.Delay(TimeSpan.FromSeconds(2), Cancel);
+        using (var refused = await system.Gateway.GetAsync("/api/products", Cancel))
         {
-            await system.InitializeAsync();
-            await using var browser = await Chromium.LaunchAsync();
-            var page = await DashboardPage.LogInAsync(browser, system.Dashboard, system.BrowserToken);
-
-            var loadgen = DashboardPage.Row(page, SystemContract.LoadGen);
-            await loadgen.GetByRole(AriaRole.Button, new() { Name = "Start resource" }).ClickAsync();
-            await Assertions.Expect(loadgen).ToContainTextAsync(new Regex(@"LoadGen: 1/s, flags, [\d,]+ requests"), new() { Timeout = 90_000 });
-
-            // Metrics: frontend-1 (one replica: the service's chart adds its replicas up), its memory as a share of its
-            // limit, the last five minutes.
-            await page.GetByRole(AriaRole.Link, new() { Name = "Metrics" }).First.ClickAsync();
-            await ContainerDashboardScreenshots.SelectAsync(page, "(None)", new Regex(@"^\s*frontend-1\b"));
-            await page.Locator("fluent-tree-item[title='httpperf.memory.utilization']").First.ClickAsync();
-            await ContainerDashboardScreenshots.SelectAsync(page, "Last 5 minutes", new Regex("Last 5 minutes"));
-            await page.WaitForTimeoutAsync(60_000);
-
-            // The flip from frontend-1's menu, in a second tab; the chart a minute later.
-            var tab = await DashboardPage.LogInAsync(browser, system.Dashboard, system.BrowserToken);
-            await DashboardPage.OpenCommandsAsync(tab, Replica);
-            await tab.Locator("[role=menuitem]:visible").Filter(new() { HasText = $"{Pitfalls.FrontendCatalogClient}: {PerfMode.Naive}" }).Last.ClickAsync();
-            var flipped = Stopwatch.StartNew();
-            await Task.Delay(TimeSpan.FromSeconds(2), Cancel);
-            using (var refused = await system.Gateway.GetAsync("/api/products", Cancel))
-            {
-                var body = await refused.Content.ReadAsStringAsync(Cancel);
-                Assert.True((int)refused.StatusCode == 503 && body.Contains("Out of memory", StringComparison.Ordinal), $"{(int)refused.StatusCode}: {body[..Math.Min(300, body.Length)]}");
-            }
-
-            await ContainerDashboardScreenshots.DelayUntil(flipped, TimeSpan.FromSeconds(60));
-            await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "memory-naive.png") });
-
-            // Structured logs, filtered on the one line each refusal writes.
-            await tab.GotoAsync(new Uri(system.Dashboard, "/structuredlogs/resource/frontend").ToString());
-            await tab.WaitForTimeoutAsync(2_000);
-            await tab.GetByPlaceholder("Filter", new() { Exact = false }).First.ClickAsync();
-            await tab.Keyboard.TypeAsync("Out of memory");
-            await tab.WaitForTimeoutAsync(3_000);
-            await tab.ScreenshotAsync(new() { Path = Path.Combine(folder, "memory-logs.png") });
-
-            // Back to optimized: the chart a minute later.
-            await tab.GotoAsync(system.Dashboard.ToString());
-            await Assertions.Expect(DashboardPage.Row(tab, Replica)).ToBeVisibleAsync();
-            await DashboardPage.OpenCommandsAsync(tab, Replica);
-            await tab.Locator("[role=menuitem]:visible").Filter(new() { HasText = $"{Pitfalls.FrontendCatalogClient}: {PerfMode.Optimized}" }).Last.ClickAsync();
-            var back = Stopwatch.StartNew();
-            await ContainerDashboardScreenshots.DelayUntil(back, TimeSpan.FromSeconds(60));
-            Assert.Equal(200, (await Http.GetAsync(system.Gateway, "/api/products")).Status);
-            await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "memory-back.png") });
+            var body = await refused.Content.ReadAsStringAsync(Cancel);
+            Assert.True((int)refused.StatusCode == 503 && body.Contains("Out of memory", StringComparison.Ordinal), $"{(int)refused.StatusCode}: {body[..Math.Min(300, body.Length)]}");
         }
-        finally
-        {
-            await system.Commands.ExecuteCommandAsync(SystemContract.Gateway, $"all-flags-{PerfMode.Optimized}", Cancel);
-            await system.DisposeAsync();
-        }
+
+        await Poll.UntilElapsedAsync(flipped, TimeSpan.FromSeconds(60));
+        await run.ShootAsync(page, "memory-naive.png");
+
+        // Structured logs, filtered on the one line each refusal writes.
+        await DashboardPage.FilterLogsAsync(tab, SystemContract.Frontend, "Out of memory");
+        await run.ShootAsync(tab, "memory-logs.png");
+
+        // Back to optimized: the chart a minute later.
+        await DashboardPage.OpenResourcesAsync(tab);
+        await Assertions.Expect(DashboardPage.Row(tab, Replica)).ToBeVisibleAsync();
+        await DashboardPage.RunCommandAsync(tab, Replica, $"{Pitfalls.FrontendCatalogClient}: {PerfMode.Optimized}");
+        var back = Stopwatch.StartNew();
+        await Poll.UntilElapsedAsync(back, TimeSpan.FromSeconds(60));
+        Assert.Equal(200, (await Http.GetAsync(system.Gateway, "/api/products")).Status);
+        await run.ShootAsync(page, "memory-back.png");
     }
 }

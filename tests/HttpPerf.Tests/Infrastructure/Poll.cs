@@ -25,4 +25,13 @@ public static class Poll
     /// <summary><see cref="UntilAsync(Func{Task{bool}}, TimeSpan, TimeSpan)"/> for a condition at hand, asked every 200 ms.</summary>
     public static Task<bool> UntilAsync(Func<bool> condition, TimeSpan timeout) =>
         UntilAsync(() => Task.FromResult(condition()), timeout, TimeSpan.FromMilliseconds(200));
+
+    /// <summary>Waits until <paramref name="clock"/> reads <paramref name="at"/>; returns at once where it already has.</summary>
+    public static async Task UntilElapsedAsync(Stopwatch clock, TimeSpan at)
+    {
+        if (at - clock.Elapsed is { } wait && wait > TimeSpan.Zero)
+        {
+            await Task.Delay(wait, TestContext.Current.CancellationToken);
+        }
+    }
 }

@@ -23,14 +23,7 @@ public sealed class DashboardScreenshots
     [Fact]
     public async Task The_landing_page_across_a_flag_flip_and_in_both_modes()
     {
-        var folder = Environment.GetEnvironmentVariable("DASHBOARD_SCREENSHOTS");
-        if (string.IsNullOrEmpty(folder))
-        {
-            Assert.Skip("Set DASHBOARD_SCREENSHOTS to a folder to remake docs/dashboard.md's screenshots.");
-        }
-
-        folder = Path.GetFullPath(folder, LocalSystem.RepositoryRoot());
-        Directory.CreateDirectory(folder);
+        await using var run = OptInRun.AskedBy("DASHBOARD_SCREENSHOTS", "remake docs/dashboard.md's screenshots");
         var notes = new List<string>();
 
         await using var telemetry = await OtlpReceiver.StartAsync();
@@ -38,10 +31,7 @@ public sealed class DashboardScreenshots
         await using var system = await LocalSystem.StartAsync(new LocalSystemOptions { AdminKey = adminKey, Environment = telemetry.ExporterEnvironment }, Cancel);
         using var gateway = new HttpClient { BaseAddress = system.Gateway.BaseAddress, Timeout = TimeSpan.FromMinutes(5) };
         gateway.DefaultRequestHeaders.Add("X-Admin-Key", adminKey);
-        await using var browser = await Chromium.LaunchAsync();
-        var page = await browser.NewPageAsync();
-        await page.SetViewportSizeAsync(1400, 900);
-        await page.GotoAsync(new Uri(system.Gateway.BaseAddress, "/").ToString());
+        var page = await run.OpenPageAsync(new Uri(system.Gateway.BaseAddress, "/"), 1400, 900);
 
         // 1. After a warm-up that leaves the landing page's one-minute window before the shot (a cold first
         // request takes seconds), traffic that follows the flags: 20 s optimized, then Catalog.Serialization naive for 20 s.
@@ -53,7 +43,7 @@ public sealed class DashboardScreenshots
         await FollowFlagsAsync(gateway, TimeSpan.FromSeconds(20));
         await Assertions.Expect(page.Locator("#routes tr[data-route='products'][data-variant='mixed']")).ToBeVisibleAsync(new() { Timeout = 10_000 });
         await page.WaitForTimeoutAsync(2_500);
-        await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "landing-flip.png"), FullPage = true });
+        await run.ShootAsync(page, "landing-flip.png", fullPage: true);
         await FlipAsync(gateway, PerfMode.Optimized);
 
         // What the dashboard would draw for the naive series: where its first cumulative point starts.
@@ -78,11 +68,11 @@ public sealed class DashboardScreenshots
 
         await Assertions.Expect(page.Locator("#routes tr[data-route='export'][data-variant='naive']")).ToBeVisibleAsync(new() { Timeout = 10_000 });
         await page.WaitForTimeoutAsync(2_500);
-        await page.ScreenshotAsync(new() { Path = Path.Combine(folder, "landing-modes.png"), FullPage = true });
+        await run.ShootAsync(page, "landing-modes.png", fullPage: true);
 
         var rows = (await page.Locator("#routes tbody tr").AllInnerTextsAsync()).Select(r => r.Replace('\t', ' '));
         notes.Add("Landing page rows after both modes: " + string.Join(" | ", rows));
-        await File.WriteAllLinesAsync(Path.Combine(folder, "run.txt"), notes, Cancel);
+        await File.WriteAllLinesAsync(Path.Combine(run.Folder, "run.txt"), notes, Cancel);
         TestContext.Current.TestOutputHelper?.WriteLine(string.Join(Environment.NewLine, notes));
     }
 
