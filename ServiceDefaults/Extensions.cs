@@ -59,14 +59,14 @@ public static class ServiceDefaultsExtensions
     /// The standard handler's 10 s attempt timeout is too short for a naive 25 MB call under load (the naive Catalog
     /// only sends headers after it has serialized the whole body to a temp file: 4.4 s p50 at 16 in flight); 20 s
     /// leaves room for that, and bounds what a frozen replica (its connection open and silent) costs a call before
-    /// the retry takes the next replica (ContainerFaultTests; the Gateway's activity timeouts sit above it). Retries
+    /// the retry takes the next replica (ContainerModeTests.Faults.cs; the Gateway's activity timeouts sit above it). Retries
     /// stay off for POST/PUT/PATCH/DELETE so an upload is never sent twice. A connection that could not even be
     /// made (a replica gone: its connection refused, or its name no longer resolved, as a removed container's) is
     /// retried at once, since service discovery hands the retry the next replica, then after 1 s and 2 s (the standard
     /// 2 s and 4 s kept every client waiting past a restarted replica); a dependency with no replica left sees 3
     /// attempts in 3 s per call. The circuit breaker counts the whole client, not one replica, so it does not count a
     /// replica that cannot be reached or timed out: one killed Catalog container of two had it open for every call,
-    /// each product list a 502 for 5 s at a time (ContainerFaultTests), while the retry alone reaches the other replica.
+    /// each product list a 502 for 5 s at a time (ContainerModeTests.Faults.cs), while the retry alone reaches the other replica.
     /// </summary>
     private static void ConfigureForLargeBodies(HttpStandardResilienceOptions options)
     {

@@ -15,6 +15,7 @@ namespace HttpPerf.Tests.AppHost;
 /// The AppHost as a user runs it: its resources, its dashboard commands and the Gateway it puts in front, one
 /// instance for the class (each test leaves the flags as it found them).
 /// </summary>
+[Collection(Lanes.Orchestrated)]
 [Trait(Kind.Name, Kind.AppHost)]
 public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostFixture>
 {

@@ -13,6 +13,7 @@ namespace HttpPerf.Tests.AppHost;
 /// does with the URL the AppHost prints, starts LoadGen, opens the catalog's command menu and flips
 /// Catalog.Serialization to naive, and runs "A/B: measure now" from LoadGen's menu.
 /// </summary>
+[Collection(Lanes.Orchestrated)]
 [Trait(Kind.Name, Kind.AppHost)]
 public sealed class AspireDashboardScreenshots
 {

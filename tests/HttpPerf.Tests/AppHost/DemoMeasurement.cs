@@ -21,6 +21,7 @@ namespace HttpPerf.Tests.AppHost;
 /// The same test run on the tree before those logs were quieted gave docs/results/demo/before-c52345f.md (189 records a minute from LoadGen, 41%
 /// of all).
 /// </summary>
+[Collection(Lanes.Orchestrated)]
 [Trait(Kind.Name, Kind.AppHost)]
 public sealed class DemoMeasurement
 {

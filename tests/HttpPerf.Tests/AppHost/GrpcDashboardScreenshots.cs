@@ -9,6 +9,7 @@ namespace HttpPerf.Tests.AppHost;
 /// The AppHost with its own catalog; product lists over gRPC through the Gateway, one at a time, six forced naive and
 /// six optimized; then the frontend's <c>httpperf.grpc.message.size</c> over both, and the trace of one of each.
 /// </summary>
+[Collection(Lanes.Orchestrated)]
 [Trait(Kind.Name, Kind.AppHost)]
 public sealed class GrpcDashboardScreenshots
 {

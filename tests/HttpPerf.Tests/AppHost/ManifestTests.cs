@@ -11,6 +11,7 @@ namespace HttpPerf.Tests.AppHost;
 /// The deployment contract the AppHost publishes with core Aspire's manifest publisher, as a user runs it
 /// (<c>aspire publish --publisher manifest</c> is this command): <c>AppHost --operation publish --publisher manifest</c>.
 /// </summary>
+[Collection(Lanes.Orchestrated)]
 [Trait(Kind.Name, Kind.AppHost)]
 public sealed class ManifestTests
 {

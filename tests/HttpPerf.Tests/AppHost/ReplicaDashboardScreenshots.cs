@@ -10,6 +10,7 @@ namespace HttpPerf.Tests.AppHost;
 /// flags; catalog-2 is frozen from its command menu for 40 s, once with Frontend.Replicas naive and once optimized;
 /// then the frontend's request duration over both, and the trace of a hedged product list.
 /// </summary>
+[Collection(Lanes.Orchestrated)]
 [Trait(Kind.Name, Kind.AppHost)]
 public sealed class ReplicaDashboardScreenshots
 {

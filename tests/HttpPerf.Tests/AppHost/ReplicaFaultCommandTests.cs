@@ -14,6 +14,7 @@ namespace HttpPerf.Tests.AppHost;
 /// answers every one while catalog-2 is frozen. A fault lasts 8 s here (<c>AppHost:FaultSeconds</c>), 60 s by default.
 /// An instance of its own, since it ends it: stopping the AppHost then leaves no service process, within 8 s.
 /// </summary>
+[Collection(Lanes.Orchestrated)]
 [Trait(Kind.Name, Kind.AppHost)]
 public sealed class ReplicaFaultCommandTests
 {

@@ -14,6 +14,7 @@ namespace HttpPerf.Tests.Containers;
 /// in a second tab, catalog-2's ⋯ → Commands → Catalog.Serialization: naive. The chart, left open in the first tab,
 /// is shot every 2 s for 20 s from the flip (container-flip-timing/), then with the step in it.
 /// </summary>
+[Collection(Lanes.Orchestrated)]
 [Trait(Kind.Name, Kind.Containers)]
 public sealed class ContainerDashboardScreenshots
 {

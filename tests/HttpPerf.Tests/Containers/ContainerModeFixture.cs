@@ -149,14 +149,3 @@ public class ContainerModeFixture : IDashboardAppHost
         }
     }
 }
-
-/// <summary>
-/// One container-mode system for the tests that can share it (ContainerModeTests, ContainerFaultTests): each puts it
-/// back as it found it. A start costs a minute or more on two cores; those that end the system (the stop test) or
-/// need another engine (Docker) start their own.
-/// </summary>
-[CollectionDefinition(Name)]
-public sealed class ContainerModeCollection : ICollectionFixture<ContainerModeFixture>
-{
-    public const string Name = "container mode";
-}

@@ -16,12 +16,12 @@ namespace HttpPerf.Tests.Containers;
 
 /// <summary>
 /// The AppHost's container mode as a user runs it (docs/deploy.md): the services as images, replicas as containers of
-/// their own on the engine's network, Redis for the flags; one instance shared with ContainerFaultTests (each test leaves
-/// the flags as it found them). Skipped, saying why, where no container engine answers.
+/// their own on the engine's network, Redis for the flags; one instance, the class's fixture, shared with its fault tests
+/// (ContainerModeTests.Faults.cs; each test leaves the flags as it found them). Skipped, saying why, where no container engine answers.
 /// </summary>
+[Collection(Lanes.Orchestrated)]
 [Trait(Kind.Name, Kind.Containers)]
-[Collection(ContainerModeCollection.Name)]
-public sealed class ContainerModeTests(ContainerModeFixture system)
+public sealed partial class ContainerModeTests(ContainerModeFixture system) : IClassFixture<ContainerModeFixture>
 {
     private static CancellationToken Cancel => TestContext.Current.CancellationToken;
 

@@ -16,6 +16,7 @@ namespace HttpPerf.Tests.Containers;
 /// the optimized system holds the memory bench's highest load with no replica lost.
 /// eng/containers/setup.sh installs Debian's docker.io and starts <c>dockerd</c>, which nothing else starts here.
 /// </summary>
+[Collection(Lanes.Orchestrated)]
 [Trait(Kind.Name, Kind.Containers)]
 public sealed class DockerEngineTests
 {

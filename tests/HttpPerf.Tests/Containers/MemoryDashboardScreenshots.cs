@@ -16,6 +16,7 @@ namespace HttpPerf.Tests.Containers;
 /// filtered on "Out of memory"; back to optimized, and the chart a minute after. Each product list refused is checked
 /// through the Gateway too: 503, the problem's title.
 /// </summary>
+[Collection(Lanes.Orchestrated)]
 [Trait(Kind.Name, Kind.Containers)]
 public sealed class MemoryDashboardScreenshots
 {

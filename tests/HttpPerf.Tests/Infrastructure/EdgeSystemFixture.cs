@@ -86,9 +86,3 @@ public sealed class EdgeSystemFixture : IAsyncLifetime
         }
     }
 }
-
-[CollectionDefinition(Name)]
-public sealed class EdgeSystemCollection : ICollectionFixture<EdgeSystemFixture>
-{
-    public const string Name = "edge system";
-}

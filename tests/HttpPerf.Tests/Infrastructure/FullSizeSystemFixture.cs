@@ -56,9 +56,3 @@ public sealed class FullSizeSystemFixture : IAsyncLifetime
     public IReadOnlyList<string> TempFiles() =>
         System.Services.SelectMany(s => Directory.EnumerateFiles(System.TempDirectory(s.Name), "*", SearchOption.AllDirectories)).ToList();
 }
-
-[CollectionDefinition(Name)]
-public sealed class FullSizeCollection : ICollectionFixture<FullSizeSystemFixture>
-{
-    public const string Name = "full size system";
-}

@@ -53,9 +53,3 @@ public sealed class SmallSystemFixture : IAsyncLifetime
         }
     }
 }
-
-[CollectionDefinition(Name)]
-public sealed class SmallSystemCollection : ICollectionFixture<SmallSystemFixture>
-{
-    public const string Name = "small system";
-}

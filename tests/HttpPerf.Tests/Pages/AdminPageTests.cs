@@ -5,7 +5,7 @@ using Microsoft.Playwright;
 namespace HttpPerf.Tests.Pages;
 
 /// <summary>The /admin page in a real browser: Debian's Chromium driven by Playwright.</summary>
-[Collection(SmallSystemCollection.Name)]
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Pages)]
 public sealed class AdminPageTests(SmallSystemFixture fixture) : FlagsFileResetTests(fixture)
 {

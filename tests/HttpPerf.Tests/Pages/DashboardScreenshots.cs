@@ -13,6 +13,7 @@ namespace HttpPerf.Tests.Pages;
 /// is shot in Chromium after traffic that follows the flags across a flip of <c>Catalog.Serialization</c>, and
 /// after every lesson in both modes by header. What the run exported is written next to the screenshots.
 /// </summary>
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Pages)]
 public sealed class DashboardScreenshots
 {

@@ -6,7 +6,7 @@ using Microsoft.Playwright;
 namespace HttpPerf.Tests.Pages;
 
 /// <summary>The Gateway's landing page at <c>/</c>, in a real browser: the flags, and the last minute by route and variant.</summary>
-[Collection(SmallSystemCollection.Name)]
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Pages)]
 public sealed class LandingPageTests(SmallSystemFixture fixture) : FlagsFileResetTests(fixture)
 {

@@ -8,7 +8,7 @@ using HttpPerf.Tests.Infrastructure;
 namespace HttpPerf.Tests.Processes;
 
 /// <summary>The Gateway's /admin/flags API: key, validation, live effect, and what it leaves in telemetry.</summary>
-[Collection(SmallSystemCollection.Name)]
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests(fixture)
 {

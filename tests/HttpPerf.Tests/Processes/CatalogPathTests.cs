@@ -4,7 +4,7 @@ using HttpPerf.Tests.Infrastructure;
 namespace HttpPerf.Tests.Processes;
 
 /// <summary>The catalog path Gateway -> Frontend.Api -> Catalog.Api on every rung, on a small catalog.</summary>
-[Collection(SmallSystemCollection.Name)]
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class CatalogPathTests(SmallSystemFixture fixture)
 {

@@ -14,6 +14,7 @@ namespace HttpPerf.Tests.Processes;
 /// already busy: with pooled connections kept forever (the platform's default) it never sees a request; with a
 /// pooled-connection lifetime, it takes its share as the connections are renewed.
 /// </summary>
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class ConnectionSpreadTests
 {

@@ -10,7 +10,7 @@ namespace HttpPerf.Tests.Processes;
 /// protobuf to the in-test receiver, two product lists, two catalogs and two exports in each mode, and health
 /// probes; then the exported metrics, spans and logs are decoded and checked.
 /// </summary>
-[Collection(SmallSystemCollection.Name)]
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
 {

@@ -13,6 +13,7 @@ namespace HttpPerf.Tests.Processes;
 /// file is gone with its quota, and the service goes on serving. Needs root to mount the tmpfs; skipped, saying why,
 /// without it.
 /// </summary>
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class DiskFullTests : IAsyncLifetime
 {

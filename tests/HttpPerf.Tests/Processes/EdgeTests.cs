@@ -9,7 +9,7 @@ namespace HttpPerf.Tests.Processes;
 /// What an anonymous client can make the system do, with the Gateway's defaults: it cannot force the expensive
 /// path, exhaust the proxy's concurrency, fill the disk, or hold a connection by sending slowly.
 /// </summary>
-[Collection(EdgeSystemCollection.Name)]
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class EdgeTests(EdgeSystemFixture fixture)
 {

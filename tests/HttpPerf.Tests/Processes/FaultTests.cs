@@ -11,6 +11,7 @@ using Bench.LocalSystem;
 namespace HttpPerf.Tests.Processes;
 
 /// <summary>Processes killed under load: failures are clean, nothing acknowledged is lost, and the system recovers.</summary>
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class FaultTests
 {

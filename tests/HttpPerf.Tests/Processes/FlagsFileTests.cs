@@ -8,7 +8,7 @@ using HttpPerf.Tests.Infrastructure;
 namespace HttpPerf.Tests.Processes;
 
 /// <summary>The shared flags file switches a running system, no restart.</summary>
-[Collection(SmallSystemCollection.Name)]
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class FlagsFileTests(SmallSystemFixture fixture)
 {

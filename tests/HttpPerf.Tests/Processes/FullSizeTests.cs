@@ -3,7 +3,7 @@ using HttpPerf.Tests.Infrastructure;
 namespace HttpPerf.Tests.Processes;
 
 /// <summary>At the default catalog size (about 25 MB): both modes deliver the same products, as JSON and over gRPC.</summary>
-[Collection(FullSizeCollection.Name)]
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class FullSizeTests(FullSizeSystemFixture fixture)
 {

@@ -12,6 +12,7 @@ namespace HttpPerf.Tests.Processes;
 /// a message over the client's receive limit, and a Catalog that is gone, are the problems the page names
 /// (docs/pitfalls/Frontend.Grpc.md).
 /// </summary>
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class GrpcTests
 {

@@ -11,6 +11,7 @@ namespace HttpPerf.Tests.Processes;
 /// (docs/results/latency) showed, with bounds loose enough for a noisy 2-core machine. It needs root (the namespace and
 /// the devices), as CI has; elsewhere it skips, saying so.
 /// </summary>
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class HighLatencyTests
 {

@@ -4,6 +4,7 @@ using Bench.LocalSystem;
 namespace HttpPerf.Tests.Processes;
 
 /// <summary>Start healthy, fail clearly when a dependency is gone, stop cleanly on SIGTERM.</summary>
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class LifecycleTests
 {
@@ -51,7 +52,7 @@ public sealed class LifecycleTests
 }
 
 /// <summary>Each service's own runtime counters, which a benchmark reads before and after a run.</summary>
-[Collection(SmallSystemCollection.Name)]
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class RuntimeCountersTests(SmallSystemFixture fixture)
 {

@@ -11,6 +11,7 @@ namespace HttpPerf.Tests.Processes;
 /// else <c>ASPNETCORE_HTTP_PORTS</c>; and a service's cleartext HTTP/2 listener is where <c>Http2__Port</c> says, on
 /// the same host (docs/configuration.md). Each service started as a bare process, with nothing else of the system.
 /// </summary>
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class ListenerTests
 {

@@ -15,7 +15,7 @@ namespace HttpPerf.Tests.Processes;
 /// LoadGen as the AppHost runs it: an open-model run with its control endpoint, exporting to the in-test receiver as
 /// the resource <c>loadgen</c>: its spans, <c>GET /status</c>, a run with no end, and <c>POST /measure</c>.
 /// </summary>
-[Collection(SmallSystemCollection.Name)]
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class LoadGenDashboardTests(SmallSystemFixture fixture)
 {

@@ -5,7 +5,7 @@ using LoadGen.Load;
 
 namespace HttpPerf.Tests.Processes;
 
-[Collection(SmallSystemCollection.Name)]
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class LoadGenTests(SmallSystemFixture fixture)
 {

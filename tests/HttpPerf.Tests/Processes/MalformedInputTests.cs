@@ -13,7 +13,7 @@ namespace HttpPerf.Tests.Processes;
 /// header or framing it cannot parse: 400, 431) happen before any middleware, and an unsatisfiable range gets
 /// the file result's 416 with <c>Content-Range</c>, as RFC 9110 specifies.
 /// </summary>
-[Collection(EdgeSystemCollection.Name)]
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class MalformedInputTests(EdgeSystemFixture fixture)
 {

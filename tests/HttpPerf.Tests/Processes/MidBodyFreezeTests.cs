@@ -14,6 +14,7 @@ namespace HttpPerf.Tests.Processes;
 /// would pass the bound. The same for the Gateway's own relay of the catalog, and for a download the Gateway relays from one of two Uploads replicas (one shared
 /// volume): it reads the rest from the other with a Range request. Its page: docs/pitfalls/Frontend.Replicas.md.
 /// </summary>
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class MidBodyFreezeTests
 {

@@ -4,7 +4,7 @@ using HttpPerf.Tests.Infrastructure;
 namespace HttpPerf.Tests.Processes;
 
 /// <summary>Each service describes its routes at <c>/openapi/v1.json</c>.</summary>
-[Collection(SmallSystemCollection.Name)]
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class OpenApiTests(SmallSystemFixture fixture)
 {

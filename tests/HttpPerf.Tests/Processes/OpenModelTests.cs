@@ -16,6 +16,7 @@ namespace HttpPerf.Tests.Processes;
 /// LoadGen's open model against a tiny Kestrel server whose delays the test controls. Bounds are loose:
 /// these check that latency is measured the right way, not how fast anything is.
 /// </summary>
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class OpenModelTests : IAsyncLifetime
 {
@@ -139,6 +140,7 @@ public sealed class OpenModelTests : IAsyncLifetime
 }
 
 /// <summary>LoadGen's control endpoint and metrics during an open-model run.</summary>
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class LoadControlTests
 {

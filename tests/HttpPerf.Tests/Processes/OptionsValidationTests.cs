@@ -8,6 +8,7 @@ namespace HttpPerf.Tests.Processes;
 /// Options are validated at start (<c>ValidateOnStart</c>): a service given a value that would break it does not start
 /// and serve wrongly later; it exits at once, and its output names the key and what a good value is.
 /// </summary>
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class OptionsValidationTests
 {

@@ -15,6 +15,7 @@ namespace HttpPerf.Tests.Processes;
 /// out; and the replica goes on serving, the same file whole by the optimized rung. Processes, not containers: the
 /// heap's limit is the runtime's, whoever sets it, and no engine is needed to show it.
 /// </summary>
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class OutOfMemoryTests : IAsyncLifetime
 {

@@ -14,6 +14,7 @@ namespace HttpPerf.Tests.Processes;
 /// A system of its own, shared by the class's tests (each sets its flags; a refused upload stores nothing): its quota
 /// (6 MiB) and file limit (4 MiB) are this test's.
 /// </summary>
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class RefusalTests(RefusalTests.RefusalSystem fixture) : IClassFixture<RefusalTests.RefusalSystem>
 {

@@ -9,7 +9,7 @@ namespace HttpPerf.Tests.Processes;
 /// The full-size system under many fetches, clients that leave mid-response or mid-upload, and a slow
 /// reader. Working-set bounds are loose: they separate "bounded" from "holds bodies", not fast from slow.
 /// </summary>
-[Collection(FullSizeCollection.Name)]
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class ReliabilityTests(FullSizeSystemFixture fixture)
 {

@@ -15,6 +15,7 @@ namespace HttpPerf.Tests.Processes;
 /// One run, in order: a flag change reaches every replica, uploads are served by any replica, the Gateway
 /// balances, a killed replica costs no request, and a Redis outage changes no flag.
 /// </summary>
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class ReplicaTests
 {

@@ -12,6 +12,7 @@ namespace HttpPerf.Tests.Processes;
 /// Gateway's own catalog route, relayed to the same replicas, hedges too (Gateway/Replicas): its requests are held to
 /// their own healthy p99 + 1 s.
 /// </summary>
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class StuckReplicaTests
 {

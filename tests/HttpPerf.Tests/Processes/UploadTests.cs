@@ -8,7 +8,7 @@ using HttpPerf.Tests.Infrastructure;
 namespace HttpPerf.Tests.Processes;
 
 /// <summary>Uploads.Api through the Gateway, in every rung of <c>Uploads.Reader</c> and both of <c>Uploads.Download</c>.</summary>
-[Collection(SmallSystemCollection.Name)]
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class UploadTests(SmallSystemFixture fixture)
 {

@@ -9,7 +9,7 @@ namespace HttpPerf.Tests.Processes;
 /// The live demo's promise: every request metric says which variant served it. The four services run as
 /// processes exporting OTLP/HTTP to an in-test receiver; the exported points are decoded, not searched.
 /// </summary>
-[Collection(SmallSystemCollection.Name)]
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class VariantMetricsTests(SmallSystemFixture fixture)
 {

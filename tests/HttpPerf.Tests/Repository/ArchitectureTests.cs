@@ -115,9 +115,31 @@ public sealed partial class ArchitectureTests
         Assert.True(tests.Count > 30, $"{tests.Count} test classes");
         Assert.All(tests, test =>
         {
-            var kind = test.GetCustomAttributes<TraitAttribute>().SingleOrDefault()?.Value;
+            var kind = test.GetCustomAttributes<TraitAttribute>().SingleOrDefault(t => t.Name == Kind.Name)?.Value;
             Assert.True(kind is not null, $"{test.FullName} has no Kind trait");
             Assert.Equal($"HttpPerf.Tests.{kind}", test.Namespace);
+        });
+    }
+
+    [Fact]
+    public void Every_class_that_starts_a_system_runs_in_its_lane()
+    {
+        var tests = typeof(ArchitectureTests).Assembly.GetTypes()
+            .Where(t => t.GetMethods().Any(m => m.GetCustomAttributes().Any(a => a is FactAttribute)))
+            .ToList();
+        Assert.All(tests, test =>
+        {
+            var kind = test.GetCustomAttributes<TraitAttribute>().SingleOrDefault(t => t.Name == Kind.Name)?.Value;
+            var lane = test.GetCustomAttribute<CollectionAttribute>()?.Name;
+            switch (kind)
+            {
+                case Kind.AppHost or Kind.Containers:
+                    Assert.True(lane == Lanes.Orchestrated, $"{test.FullName} starts the AppHost or an engine: [Collection(Lanes.Orchestrated)]");
+                    break;
+                case Kind.Processes or Kind.Pages:
+                    Assert.True(lane == Lanes.Processes, $"{test.FullName} starts processes or Chromium: [Collection(Lanes.Processes)]");
+                    break;
+            }
         });
     }
 

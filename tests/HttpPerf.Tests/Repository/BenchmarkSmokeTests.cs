@@ -9,6 +9,7 @@ namespace HttpPerf.Tests.Repository;
 /// Every benchmark runs once, at its smallest size, outside BenchmarkDotNet: they keep compiling and
 /// working, and the ways each class compares return the same data. No timing is asserted.
 /// </summary>
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Repository)]
 public sealed class BenchmarkSmokeTests
 {

@@ -10,6 +10,7 @@ namespace HttpPerf.Tests.Repository;
 /// What the measuring tools decide on their own: where <c>bench --as-run</c> charges a process's CPU
 /// (docs/cost.md), and when an A/B answer says it has not settled (docs/dashboard.md).
 /// </summary>
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Repository)]
 public sealed class MeasurementToolTests
 {

@@ -14,13 +14,10 @@ namespace HttpPerf.Tests.Containers;
 /// system back as it found it. Skipped, saying why, where no container engine answers. The figures each prints are
 /// the ones docs/reliability.md's tables quote.
 /// </summary>
-[Trait(Kind.Name, Kind.Containers)]
-[Collection(ContainerModeCollection.Name)]
-public sealed class ContainerFaultTests(ContainerModeFixture system)
+/// <remarks>A part of <see cref="ContainerModeTests"/>, so both share one system as the class's fixture.</remarks>
+public sealed partial class ContainerModeTests
 {
     private static readonly string[] Paths = ["/api/products", "/api/catalog/products"];
-
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
 
     [Fact]
     public async Task A_Catalog_and_a_Frontend_replica_killed_under_load_fail_no_request_sent_6_s_after_and_come_back()
@@ -332,6 +329,4 @@ public sealed class ContainerFaultTests(ContainerModeFixture system)
 
     private static void Report(string fault, SteadyLoad load, TimeSpan at) =>
         TestContext.Current.TestOutputHelper?.WriteLine($"{fault}: {load.Summary(at)}");
-
-    private void SkipWithoutEngine() => Assert.SkipWhen(system.Unavailable is not null, system.Unavailable ?? "");
 }
