@@ -51,7 +51,7 @@ public static class GatewayServiceExtensions
         builder.Services.AddInlineRelay();
         // Not the package's AddServiceDiscoveryForwarderFactory: that resolves the name again per request, below YARP,
         // and would hide the replicas from its balancing, health checks and hedging.
-        builder.Services.AddSingleton<IForwarderHttpClientFactory, RotatingConnectionsHttpClientFactory>();
+        builder.Services.AddSingleton<IForwarderHttpClientFactory, HedgingRotatingConnectionsHttpClientFactory>();
         builder.Services.AddOptions<HedgingOptions>().BindConfiguration(HedgingOptions.Section).ValidateHedging(HedgingOptions.Section);
         builder.Services.AddSingleton<HedgeDelay<HedgingOptions>>().AddSingleton<HedgeBudget<HedgingOptions>>().AddSingleton<BodySilence<HedgingOptions>>();
 

@@ -22,7 +22,7 @@ namespace Gateway.Replicas;
 /// </list>
 /// Its page: docs/pitfalls/Frontend.Replicas.md.
 /// </summary>
-internal sealed class RotatingConnectionsHttpClientFactory(IOptions<HttpClientOptions> options, IServiceProvider services) : ForwarderHttpClientFactory
+internal sealed class HedgingRotatingConnectionsHttpClientFactory(IOptions<HttpClientOptions> options, IServiceProvider services) : ForwarderHttpClientFactory
 {
     private readonly TimeSpan _lifetime = options.Value.PooledConnectionLifetime;
 
