@@ -34,9 +34,12 @@ public static class GatewayServiceExtensions
                 // A GET or HEAD that may be hedged takes its candidates to the forwarding client's handlers.
                 transforms.AddRequestTransform(HedgedCall.Attach);
                 // Relay chunked bodies in the largest pieces that have arrived, not HttpClient's 4 KB (CoalescingContent).
+                // The catalog that DestinationRouting reads on from another destination coalesces in its own buffer:
+                // wrapped again, each of its bytes would be copied twice on its way to the client.
                 transforms.AddResponseTransform(context =>
                 {
-                    if (context.ProxyResponse?.Content is { } content && content.Headers.ContentLength is null)
+                    if (context.ProxyResponse?.Content is { } content && content.Headers.ContentLength is null
+                        && content is not ResumingCatalogContent<HedgingOptions> { Coalesces: true })
                     {
                         context.ProxyResponse.Content = CoalescingContent.Wrap(content);
                     }

@@ -82,8 +82,12 @@ internal sealed partial class DestinationRouting(
                 else if (call.ResumesAfterId && response.StatusCode == HttpStatusCode.OK)
                 {
                     // The Catalog's product list: the products after the last whole one, from another destination.
+                    // It coalesces what has arrived itself, as Relay/CoalescingContent would: the one copy of the body.
                     response.Content = new ResumingCatalogContent<HedgingOptions>(response, (after, silent, token) => RestOfCatalogAsync(request, call, after, silent, token),
-                        silence, budget, options.Value.MaxResumes, logger);
+                        silence, budget, options.Value.MaxResumes, logger)
+                    {
+                        Coalesces = true,
+                    };
                 }
             }
 

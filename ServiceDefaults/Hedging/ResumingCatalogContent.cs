@@ -1,4 +1,3 @@
-using System.Buffers;
 using System.Buffers.Text;
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
@@ -54,74 +53,61 @@ public sealed class ResumingCatalogContent<TOptions> : WrappedContent
 
     private ILogger Logger { get; }
 
+    /// <summary>
+    /// Whether its reads hand on everything that has arrived (<see cref="BufferedBodyStream"/>), not one read of the
+    /// body each: the Gateway relays the catalog through this alone, so the body is copied once on its way.
+    /// </summary>
+    public bool Coalesces { get; init; }
+
     protected override Stream Wrap(Stream body) => new ResumingStream(this, body, _firstReplica);
 
     // The replica that answered: the attempt's message, its address rewritten by the routing handler.
     private static string Replica(HttpResponseMessage response) => response.RequestMessage?.RequestUri?.Authority ?? "unknown";
 
     /// <summary>The array's bytes, as far as its last whole product, from one replica and then, if need be, another.</summary>
-    private sealed class ResumingStream(ResumingCatalogContent<TOptions> owner, Stream body, string replica) : ReadOnlyStream
+    private sealed class ResumingStream(ResumingCatalogContent<TOptions> owner, Stream body, string replica) : BufferedBodyStream(body, owner.Coalesces)
     {
-        private byte[] _buffer = ArrayPool<byte>.Shared.Rent(64 * 1024);
-        private int _start; // the next byte to hand on
-        private int _safe; // the end of what may be handed on: the last whole product's '}', or the array's end
-        private int _end; // the end of the bytes read
         private bool _resumable = true; // the Catalog's products have been found where they end
         private byte _last; // the last byte read from this source
         private bool _resumed; // this source continues another's array
         private bool _joined; // its first product or its ']' has been joined on
-        private bool _ended; // the array is all in
         private int _lastWhole; // the last product read whole
         private bool _anyWhole; // one has been: the array's '[' has been handed on with it
         private int _resumes;
         private HttpResponseMessage? _current;
         private readonly BoundedReads _reads = new();
 
-        public override async ValueTask<int> ReadAsync(Memory<byte> destination, CancellationToken cancellationToken = default)
-        {
-            while (_start == _safe)
-            {
-                if (_ended)
-                {
-                    return 0;
-                }
-
-                await FillAsync(cancellationToken);
-            }
-
-            var count = Math.Min(destination.Length, _safe - _start);
-            _buffer.AsMemory(_start, count).CopyTo(destination);
-            _start += count;
-            return count;
-        }
-
         protected override void Dispose(bool disposing)
         {
+            base.Dispose(disposing); // the body first: it ends a read left running
             if (disposing)
             {
-                body.Dispose();
                 _current?.Dispose();
                 _reads.Dispose();
-                ArrayPool<byte>.Shared.Return(_buffer);
-                _buffer = [];
             }
-
-            base.Dispose(disposing);
         }
 
-        /// <summary>Reads more of the body, and scans it; on silence or failure, swaps in the rest from another replica.</summary>
-        private async Task FillAsync(CancellationToken cancellationToken)
+        private bool CanResume => _resumable && _resumes < owner.MaxResumes;
+
+        /// <summary>One read of the body, given the silence bound if a resume could follow it; past the bound, a <see cref="SilenceException"/>.</summary>
+        protected override async ValueTask<int> ReadBodyAsync(Memory<byte> free, CancellationToken cancellationToken)
         {
-            MakeRoom();
+            var bound = CanResume && owner.Budget.HasToken ? owner.Silence.Bound : (TimeSpan?)null;
+            return await _reads.ReadAsync(Body, free, bound, cancellationToken) ?? throw new SilenceException($"silent for {bound!.Value.TotalMilliseconds:F0} ms");
+        }
+
+        /// <summary>Takes a read that may have ended or failed; on silence or failure, swaps in the rest from another replica.</summary>
+        protected override async ValueTask TakeAsync(ValueTask<int> pending, CancellationToken cancellationToken)
+        {
             int read;
-            string? why;
+            string? why = null;
             try
             {
-                (read, why) = await ReadWithinBoundAsync(cancellationToken);
+                read = await pending;
             }
-            catch (Exception failure) when (failure is IOException or HttpRequestException or ObjectDisposedException && !cancellationToken.IsCancellationRequested && CanResume)
+            catch (Exception failure) when (failure is SilenceException or IOException or HttpRequestException or ObjectDisposedException && !cancellationToken.IsCancellationRequested && CanResume)
             {
-                (read, why) = (0, "failed: " + failure.Message);
+                (read, why) = (0, failure is SilenceException ? failure.Message : "failed: " + failure.Message);
             }
 
             if (why is null && read == 0)
@@ -129,7 +115,7 @@ public sealed class ResumingCatalogContent<TOptions> : WrappedContent
                 // The body's end: the whole array if its last byte is the ']', else a replica that stopped short.
                 if (_last == (byte)']' || !_resumable)
                 {
-                    (_safe, _ended) = (_end, true);
+                    (Ready, Ended) = (End, true);
                 }
                 else if (!CanResume)
                 {
@@ -145,7 +131,7 @@ public sealed class ResumingCatalogContent<TOptions> : WrappedContent
             {
                 await ResumeAsync(why, cancellationToken);
             }
-            else if (_ended)
+            else if (Ended)
             {
                 if (_resumes == 0 && _reads.LongestWait > TimeSpan.Zero)
                 {
@@ -155,21 +141,16 @@ public sealed class ResumingCatalogContent<TOptions> : WrappedContent
             }
             else
             {
-                _last = _buffer[_end + read - 1];
-                _end += read;
-                Scan();
+                Took(read);
             }
         }
 
-        private bool CanResume => _resumable && _resumes < owner.MaxResumes;
-
-        /// <summary>One read of the body, given the silence bound if a resume could follow it; the reason to resume, if any.</summary>
-        private async Task<(int Read, string? Why)> ReadWithinBoundAsync(CancellationToken cancellationToken)
+        /// <summary>Takes bytes read, and finds how far they may be handed on.</summary>
+        protected override void Took(int read)
         {
-            var bound = CanResume && owner.Budget.HasToken ? owner.Silence.Bound : (TimeSpan?)null;
-            return await _reads.ReadAsync(body, _buffer.AsMemory(_end), bound, cancellationToken) is { } read
-                ? (read, null)
-                : (0, $"silent for {bound!.Value.TotalMilliseconds:F0} ms");
+            _last = Buffer[End + read - 1];
+            End += read;
+            Scan();
         }
 
         private async Task ResumeAsync(string why, CancellationToken cancellationToken)
@@ -185,35 +166,16 @@ public sealed class ResumingCatalogContent<TOptions> : WrappedContent
             owner.Logger.LogWarning("Catalog replica {Replica} {Why} mid-body after product {Id}: the rest asked of another replica", silent, why, _lastWhole);
 
             // The old source's partial product is dropped; the new source's bytes go after the last whole one.
-            await body.DisposeAsync();
+            await Body.DisposeAsync();
             _current?.Dispose();
             _current = await owner._resume(_lastWhole, silent, cancellationToken);
             _current.EnsureSuccessStatusCode();
-            body = await _current.Content.ReadAsStreamAsync(cancellationToken);
+            Body = await _current.Content.ReadAsStreamAsync(cancellationToken);
             replica = Replica(_current);
             span?.SetTag("catalog.resume.replica", replica);
-            (_end, _last) = (_safe, 0);
+            (End, _last) = (Ready, 0);
             // Before any product arrived whole, nothing was handed on: the new source is read from its own '['.
             (_resumed, _joined) = (_anyWhole, false);
-        }
-
-        /// <summary>Moves the bytes not handed on yet to the buffer's start, and doubles it if it is full of them.</summary>
-        private void MakeRoom()
-        {
-            if (_start > 0)
-            {
-                _buffer.AsSpan(_start, _end - _start).CopyTo(_buffer);
-                (_safe, _end) = (_safe - _start, _end - _start);
-                _start = 0;
-            }
-
-            if (_end == _buffer.Length)
-            {
-                var larger = ArrayPool<byte>.Shared.Rent(_buffer.Length * 2);
-                _buffer.AsSpan(0, _end).CopyTo(larger);
-                ArrayPool<byte>.Shared.Return(_buffer);
-                _buffer = larger;
-            }
         }
 
         /// <summary>
@@ -227,20 +189,20 @@ public sealed class ResumingCatalogContent<TOptions> : WrappedContent
         {
             if (!_resumable || (_resumed && !_joined && !TryJoin()))
             {
-                _safe = _resumable ? _safe : _end;
+                Ready = _resumable ? Ready : End;
                 return;
             }
 
-            var pending = _buffer.AsSpan(_safe, _end - _safe);
+            var pending = Buffer.AsSpan(Ready, End - Ready);
             var boundary = pending.LastIndexOf(",{\"id\":"u8);
             if (boundary > 0 && pending[..boundary].LastIndexOf(ProductStart) is var start and >= 0
                 && Utf8Parser.TryParse(pending[(start + ProductStart.Length)..boundary], out int id, out _))
             {
-                (_lastWhole, _anyWhole, _safe) = (id, true, _safe + boundary);
+                (_lastWhole, _anyWhole, Ready) = (id, true, Ready + boundary);
             }
             else if (pending.Length > 1 << 20)
             {
-                (_resumable, _safe) = (false, _end);
+                (_resumable, Ready) = (false, End);
             }
         }
 
@@ -250,18 +212,18 @@ public sealed class ResumingCatalogContent<TOptions> : WrappedContent
         // was left): false until its first two bytes are in.
         private bool TryJoin()
         {
-            if (_end - _safe < 2)
+            if (End - Ready < 2)
             {
                 return false;
             }
 
-            switch (_buffer[_safe], _buffer[_safe + 1])
+            switch (Buffer[Ready], Buffer[Ready + 1])
             {
                 case ((byte)'[', (byte)'{'):
-                    _buffer[_safe] = (byte)',';
+                    Buffer[Ready] = (byte)',';
                     break;
                 case ((byte)'[', (byte)']'):
-                    _start = _safe += 1;
+                    Start = Ready += 1;
                     break;
                 default:
                     throw new IOException("The resumed Catalog read is not a JSON array of products.");
@@ -271,4 +233,7 @@ public sealed class ResumingCatalogContent<TOptions> : WrappedContent
             return true;
         }
     }
+
+    /// <summary>A read of the body that waited past the silence bound (<see cref="BoundedReads"/>): its replica is left.</summary>
+    private sealed class SilenceException(string message) : Exception(message);
 }

@@ -15,7 +15,8 @@ namespace HttpPerf.Tests.Lessons;
 /// Frontend.Replicas' resumed read (ServiceDefaults/Hedging/ResumingCatalogContent.cs): the Catalog's array cut at every
 /// byte by a replica that fails there, or stalled after its last product by one that goes silent, is read on from
 /// another replica's keyset read (<c>?after={id}</c>) and comes out byte for byte the whole array; text that looks like
-/// JSON structure (an <c>"id"</c>, braces, brackets) does not move the cut.
+/// JSON structure (an <c>"id"</c>, braces, brackets) does not move the cut. Each runs as Frontend.Api reads (one read
+/// of the body a fill) and as the Gateway relays (coalescing, some reads left running: <see cref="ResumingCatalogContent{TOptions}.Coalesces"/>).
 /// </summary>
 [Trait(Kind.Name, Kind.Lessons)]
 public sealed class ResumingCatalogContentTests
@@ -29,27 +30,31 @@ public sealed class ResumingCatalogContentTests
 
     private static CancellationToken Cancel => TestContext.Current.CancellationToken;
 
-    [Fact]
-    public async Task A_read_cut_at_any_byte_is_resumed_after_its_last_whole_product_and_comes_out_whole()
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task A_read_cut_at_any_byte_is_resumed_after_its_last_whole_product_and_comes_out_whole(bool coalesces)
     {
         var whole = Array(Products);
         for (var cut = 0; cut < whole.Length; cut++)
         {
             var asked = new List<int>();
-            using var content = Content(new Source(whole, cut, hang: false), asked, maxResumes: 2, silence: TimeSpan.FromSeconds(5));
+            using var content = Content(new Source(whole, cut, hang: false, waitEvery: coalesces ? 3 : 0), asked, maxResumes: 2, silence: TimeSpan.FromSeconds(5), coalesces: coalesces);
             var read = await content.ReadAsByteArrayAsync(Cancel);
             Assert.True(whole.AsSpan().SequenceEqual(read), $"cut at byte {cut}: {System.Text.Encoding.UTF8.GetString(read)}");
             Assert.Equal([LastWholeBefore(whole, cut)], asked);
         }
     }
 
-    [Fact]
-    public async Task A_replica_silent_before_its_last_bytes_is_left_after_the_bound_and_the_rest_is_spliced_on()
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task A_replica_silent_before_its_last_bytes_is_left_after_the_bound_and_the_rest_is_spliced_on(bool coalesces)
     {
         var whole = Array(Products);
         var lastProductEnd = whole.Length - 1; // all but the ']'
         var asked = new List<int>();
-        using var content = Content(new Source(whole, lastProductEnd, hang: true), asked, maxResumes: 2, silence: TimeSpan.FromMilliseconds(200));
+        using var content = Content(new Source(whole, lastProductEnd, hang: true), asked, maxResumes: 2, silence: TimeSpan.FromMilliseconds(200), coalesces: coalesces);
         var clock = System.Diagnostics.Stopwatch.StartNew();
         var read = await content.ReadAsByteArrayAsync(Cancel);
         Assert.Equal(whole, read);
@@ -57,19 +62,62 @@ public sealed class ResumingCatalogContentTests
         Assert.InRange(clock.Elapsed, TimeSpan.FromMilliseconds(150), TimeSpan.FromSeconds(5));
     }
 
-    [Fact]
-    public async Task Past_its_resumes_a_read_fails_rather_than_return_a_cut_array()
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task Past_its_resumes_a_read_fails_rather_than_return_a_cut_array(bool coalesces)
     {
         var whole = Array(Products);
         var asked = new List<int>();
-        using var content = Content(new Source(whole, whole.Length / 2, hang: false), asked, maxResumes: 1, silence: TimeSpan.FromSeconds(5), restFails: true);
+        using var content = Content(new Source(whole, whole.Length / 2, hang: false), asked, maxResumes: 1, silence: TimeSpan.FromSeconds(5), restFails: true, coalesces: coalesces);
         // HttpContent wraps what its stream throws in an HttpRequestException.
         var failure = await Assert.ThrowsAnyAsync<Exception>(() => content.ReadAsByteArrayAsync(Cancel));
         Assert.True(failure is IOException || failure.InnerException is IOException, failure.ToString());
         Assert.Single(asked);
     }
 
-    private static ResumingCatalogContent<ReplicaOptions> Content(Source first, List<int> asked, int maxResumes, TimeSpan silence, bool restFails = false)
+    [Fact]
+    public async Task Coalescing_it_hands_a_relay_everything_that_has_arrived_through_its_one_buffer()
+    {
+        // As YARP copies a body: a zero-byte read, then reads into a 64 KB buffer. The Gateway relays the catalog
+        // through this content alone (no CoalescingContent over it), so it must coalesce by itself: every byte that
+        // has arrived goes out in one piece, held back only to the last whole product, and zero-byte reads stop here.
+        var whole = Array(Products);
+        var pieces = new Dictionary<bool, List<int>>();
+        foreach (var coalesces in new[] { false, true })
+        {
+            var source = new Source(whole, whole.Length, hang: false);
+            using var content = Content(source, [], maxResumes: 2, silence: TimeSpan.FromSeconds(5), coalesces: coalesces);
+            await using var body = await content.ReadAsStreamAsync(Cancel);
+            var relayed = new MemoryStream();
+            var buffer = new byte[64 * 1024];
+            pieces[coalesces] = [];
+            while (true)
+            {
+                var zeroByte = body.ReadAsync(Memory<byte>.Empty, Cancel);
+                Assert.True(zeroByte.IsCompletedSuccessfully, "a zero-byte read waited");
+                Assert.Equal(0, await zeroByte);
+                var read = await body.ReadAsync(buffer, Cancel);
+                if (read == 0)
+                {
+                    break;
+                }
+
+                pieces[coalesces].Add(read);
+                relayed.Write(buffer, 0, read);
+            }
+
+            Assert.Equal(whole, relayed.ToArray());
+            Assert.Equal((whole.Length + 6) / 7 + 1, source.Reads); // each 7-byte piece read once, and the end
+        }
+
+        // Up to the start of the last product, known whole only by the ']' after it; then the rest.
+        var lastStart = whole.AsSpan().LastIndexOf(",{\"id\":"u8);
+        Assert.Equal([lastStart, whole.Length - lastStart], pieces[true]);
+        Assert.True(pieces[false].Count > Products.Length / 2, $"one read of the body a fill hands on a product or so at a time: {string.Join(", ", pieces[false])}");
+    }
+
+    private static ResumingCatalogContent<ReplicaOptions> Content(Source first, List<int> asked, int maxResumes, TimeSpan silence, bool restFails = false, bool coalesces = false)
     {
         var options = Options.Create(new ReplicaOptions { SilenceFloor = silence, SilenceCeiling = silence, MaxResumes = maxResumes });
         var response = Response(first, "replica-a:1");
@@ -80,9 +128,12 @@ public sealed class ResumingCatalogContentTests
                 asked.Add(after);
                 Assert.Equal("replica-a:1", silentReplica);
                 var rest = Array(Products.Where(p => p.Id > after));
-                return Task.FromResult(Response(new Source(rest, restFails ? rest.Length / 2 : rest.Length, hang: false), "replica-b:2"));
+                return Task.FromResult(Response(new Source(rest, restFails ? rest.Length / 2 : rest.Length, hang: false, waitEvery: coalesces ? 2 : 0), "replica-b:2"));
             },
-            new BodySilence<ReplicaOptions>(options), new HedgeBudget<ReplicaOptions>(options), maxResumes, NullLogger.Instance);
+            new BodySilence<ReplicaOptions>(options), new HedgeBudget<ReplicaOptions>(options), maxResumes, NullLogger.Instance)
+        {
+            Coalesces = coalesces,
+        };
     }
 
     private static HttpResponseMessage Response(Stream body, string replica) => new(HttpStatusCode.OK)
@@ -117,13 +168,26 @@ public sealed class ResumingCatalogContentTests
         throw new InvalidOperationException($"no product {id}");
     }
 
-    /// <summary>The bytes, 7 at a time, up to <c>cut</c>; then a failure, or (<c>hang</c>) nothing until the read is cancelled.</summary>
-    private sealed class Source(byte[] bytes, int cut, bool hang) : ReadOnlyStream
+    /// <summary>
+    /// The bytes, 7 at a time, up to <c>cut</c>; then a failure, or (<c>hang</c>) nothing until the read is cancelled.
+    /// Every <c>waitEvery</c>th read (0: none) does not complete at once, as a read of a socket waits for the next bytes.
+    /// </summary>
+    private sealed class Source(byte[] bytes, int cut, bool hang, int waitEvery = 0) : ReadOnlyStream
     {
         private int _at;
+        private int _reads;
+
+        public int Reads => _reads;
 
         public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
         {
+            Assert.False(buffer.IsEmpty, "a zero-byte read was passed on");
+            _reads++;
+            if (waitEvery > 0 && _reads % waitEvery == 0)
+            {
+                await Task.Yield();
+            }
+
             if (_at == bytes.Length)
             {
                 return 0;
