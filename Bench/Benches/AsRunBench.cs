@@ -28,8 +28,6 @@ public static class AsRunBench
     public const string Process = "process";
     public const string Containers = "containers";
     public const string Results = "as-run";
-    public const string ReportFile = "report.md";
-    public const string JsonFile = "report.json";
 
     public static readonly string[] AllPhases = [Bare, Process, Containers];
 
@@ -275,48 +273,44 @@ public static class AsRunBench
         return new RunningSystem(AppHostProcess.Gateway, apphost.DisposeAsync);
     }
 
-    public static async Task WriteAsync(Options options, Result result, string commandLine, CancellationToken cancellationToken)
+    /// <summary>report.md: how each phase was measured, by <paramref name="command"/>, then its tables.</summary>
+    public static string Markdown(Options options, Result result, string command)
     {
-        Directory.CreateDirectory(options.OutputDirectory);
-        await File.WriteAllTextAsync(Path.Combine(options.OutputDirectory, JsonFile), JsonSerializer.Serialize(result, new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }), cancellationToken);
-        var report = new StringBuilder()
-            .AppendLine("# What the system costs as it is run, against the bench's bare services")
-            .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"`{commandLine}`, {DateTime.UtcNow:yyyy-MM-dd}, {Environment.ProcessorCount} cores, one run on one machine.")
+        var report = MadeBy.Heading("What the system costs as it is run, against the bench's bare services", command, MachineInfo.Now(options.Configuration), "one run on one machine")
             .AppendLine("Phases: `bare`, the services as `bench` starts them (one process each, no telemetry exported); `process`, the")
             .AppendLine("README's `dotnet run -c Release --project AppHost`; `containers`, the same with `-- --containers`. Every request")
-            .AppendLine(CultureInfo.InvariantCulture, $"forced optimized at every hop (`X-Perf-Mode`); per path {options.WarmUps} warm-ups, then {options.Requests} requests one at a time")
-            .AppendLine(CultureInfo.InvariantCulture, $"(`{WarmProducts}`: the product list again after {MoreWarmUps} more, once tiered compilation has settled);")
-            .AppendLine(CultureInfo.InvariantCulture, $"uploads and downloads of {options.UploadMiB} MiB (each upload deleted once answered, inside the window). CPU per request:")
+            .AppendLine(Invariant($"forced optimized at every hop (`X-Perf-Mode`); per path {options.WarmUps} warm-ups, then {options.Requests} requests one at a time"))
+            .AppendLine(Invariant($"(`{WarmProducts}`: the product list again after {MoreWarmUps} more, once tiered compilation has settled);"))
+            .AppendLine(Invariant($"uploads and downloads of {options.UploadMiB} MiB (each upload deleted once answered, inside the window). CPU per request:"))
             .AppendLine("`machine` is `/proc/stat`'s busy time less the client's own process; `services` the four services' processes")
             .AppendLine("(`/proc/<pid>/stat`); `in no process` the machine's less every living process's: the kernel's own work and")
             .AppendLine("processes that ended in the window. `÷ bare` divides the machine's CPU per request by the bare services' own, the")
             .AppendLine("figure the bench reports.")
             .AppendLine()
-            .AppendLine(Table(result.Paths))
+            .Append(Table(result.Paths))
             .AppendLine()
             .AppendLine("## Where it went, CPU ms per request")
             .AppendLine()
             .AppendLine("A column sums a group's processes: under the AppHost two Catalog.Api replicas, in containers two of each service")
             .AppendLine("but the Gateway. `other` is every process of the machine that is no part of the system.")
             .AppendLine()
-            .AppendLine(GroupTable(result.Paths.Select(r => ($"{r.Path}, {r.Phase}", r.GroupMs)).ToList(), "0.0"))
+            .Append(GroupTable(result.Paths.Select(r => ($"{r.Path}, {r.Phase}", r.GroupMs)).ToList(), "0.0"))
             .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"## Idle: no client, {options.Idle.TotalSeconds:0} s, percent of one core")
+            .AppendLine(Invariant($"## Idle: no client, {options.Idle.TotalSeconds:0} s, percent of one core"))
             .AppendLine()
-            .AppendLine(IdleTable(result.Idle))
+            .Append(IdleTable(result.Idle))
             .AppendLine()
-            .AppendLine(GroupTable(result.Idle.Select(r => ($"{r.Phase}, {r.When}", r.GroupPercent)).ToList(), "0.00"));
+            .Append(GroupTable(result.Idle.Select(r => ($"{r.Phase}, {r.When}", r.GroupPercent)).ToList(), "0.00"));
         if (result.Rates.Count > 0)
         {
             report.AppendLine()
-                .AppendLine(CultureInfo.InvariantCulture, $"## Product lists at {options.Rate} a second, then one Catalog replica frozen")
+                .AppendLine(Invariant($"## Product lists at {options.Rate} a second, then one Catalog replica frozen"))
                 .AppendLine()
                 .AppendLine("An open model (each request timed from its intended start, whatever is still in flight). Healthy: the last two")
                 .AppendLine("thirds of the time before the freeze. Frozen: a Catalog.Api process stopped (SIGSTOP, as the dashboard's freeze")
                 .AppendLine("command), every request sent until it is thawed; `over the bound` counts those failed or slower than the healthy p99 + 1 s.")
                 .AppendLine()
-                .AppendLine(RateTable(result.Rates));
+                .Append(RateTable(result.Rates));
         }
 
         foreach (var note in result.Notes)
@@ -324,68 +318,41 @@ public static class AsRunBench
             report.AppendLine().AppendLine(note);
         }
 
-        await File.WriteAllTextAsync(Path.Combine(options.OutputDirectory, ReportFile), report.ToString(), cancellationToken);
+        return report.ToString();
     }
-
-    /// <summary>The rows of the report in <paramref name="directory"/>.</summary>
-    public static Result Read(string directory) =>
-        JsonSerializer.Deserialize<Result>(File.ReadAllText(Path.Combine(directory, JsonFile)), new JsonSerializerOptions(JsonSerializerDefaults.Web))!;
 
     /// <summary>What docs/cost.md quotes: CPU per request, at rest, and at a steady rate with a replica frozen.</summary>
     public static string Tables(Result result) =>
-        Table(result.Paths) + "\n\nAt rest, percent of one core (the processes by group in the report):\n\n" + IdleTable(result.Idle)
-        + (result.Rates.Count > 0 ? "\n\nProduct lists at a steady rate, then one Catalog replica frozen:\n\n" + RateTable(result.Rates) : "");
+        Table(result.Paths) + "\nAt rest, percent of one core (the processes by group in the report):\n\n" + IdleTable(result.Idle)
+        + (result.Rates.Count > 0 ? "\nProduct lists at a steady rate, then one Catalog replica frozen:\n\n" + RateTable(result.Rates) : "");
 
     /// <summary>Each path in each phase: the client's p50, the machine's and the services' CPU per request, and the ratios.</summary>
     public static string Table(IReadOnlyList<PathRow> rows)
     {
-        var table = new StringBuilder()
-            .AppendLine("| path | phase | requests | failed | p50 ms | p99 ms | machine CPU ms/request | services' CPU ms/request | in no process | machine ÷ bare services' |")
-            .AppendLine("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-        foreach (var row in rows.OrderBy(r => Array.IndexOf(Order, r.Path)).ThenBy(r => Array.IndexOf(AllPhases, r.Phase)))
-        {
-            var bare = rows.FirstOrDefault(r => r.Path == row.Path && r.Phase == Bare);
-            table.AppendLine(Invariant($"| {row.Path} | {row.Phase} | {row.Requests:N0} | {row.Failed:N0} | {row.P50Ms:0} | {row.P99Ms:0} | {row.MachineMs:0.0} | {row.ServicesMs:0.0} | {row.InNoProcessMs:0.0} | {Figures.Ratio(row.MachineMs, bare?.ServicesMs)} |"));
-        }
-
-        foreach (var path in new[] { "products", WarmProducts })
-        {
-            var products = rows.Where(r => r.Path == path).ToDictionary(r => r.Phase);
-            if (products.TryGetValue(Process, out var process) && products.TryGetValue(Containers, out var containers))
-            {
-                table.AppendLine($"| {path} | containers ÷ process | | | {Figures.Ratio(containers.P50Ms, process.P50Ms)} | | {Figures.Ratio(containers.MachineMs, process.MachineMs)} | {Figures.Ratio(containers.ServicesMs, process.ServicesMs)} | | |");
-            }
-        }
-
-        return table.ToString().TrimEnd();
+        var measured = rows.OrderBy(r => Array.IndexOf(Order, r.Path)).ThenBy(r => Array.IndexOf(AllPhases, r.Phase)).Select(row =>
+            Invariant($"| {row.Path} | {row.Phase} | {row.Requests:N0} | {row.Failed:N0} | {row.P50Ms:0} | {row.P99Ms:0} | {row.MachineMs:0.0} | {row.ServicesMs:0.0} | {row.InNoProcessMs:0.0} | {Figures.Ratio(row.MachineMs, rows.FirstOrDefault(r => r.Path == row.Path && r.Phase == Bare)?.ServicesMs)} |"));
+        var ratios = new[] { "products", WarmProducts }
+            .Select(path => rows.Where(r => r.Path == path).ToDictionary(r => r.Phase))
+            .Where(phases => phases.ContainsKey(Process) && phases.ContainsKey(Containers))
+            .Select(phases => (Process: phases[Process], Containers: phases[Containers]))
+            .Select(p => $"| {p.Process.Path} | containers ÷ process | | | {Figures.Ratio(p.Containers.P50Ms, p.Process.P50Ms)} | | {Figures.Ratio(p.Containers.MachineMs, p.Process.MachineMs)} | {Figures.Ratio(p.Containers.ServicesMs, p.Process.ServicesMs)} | | |");
+        return MarkdownTable.Of(
+            "| path | phase | requests | failed | p50 ms | p99 ms | machine CPU ms/request | services' CPU ms/request | in no process | machine ÷ bare services' |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+            measured.Concat(ratios));
     }
 
-    public static string RateTable(IReadOnlyList<RateRow> rows)
-    {
-        var table = new StringBuilder()
-            .AppendLine("| phase | per second | healthy requests | failed | p50 ms | p99 ms | frozen for | sent frozen | failed | slowest ms | over the bound |")
-            .AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-        foreach (var row in rows)
-        {
-            table.AppendLine(Invariant($"| {row.Phase} | {row.PerSecond:0.#} | {row.HealthyRequests:N0} | {row.HealthyFailed:N0} | {row.HealthyP50Ms:0} | {row.HealthyP99Ms:0} | {row.FreezeSeconds:0} s | {row.FrozenRequests:N0} | {row.FrozenFailed:N0} | {row.FrozenSlowestMs:0} | {row.OverBound:N0} |"));
-        }
+    public static string RateTable(IReadOnlyList<RateRow> rows) => MarkdownTable.Of(
+        "| phase | per second | healthy requests | failed | p50 ms | p99 ms | frozen for | sent frozen | failed | slowest ms | over the bound |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        rows.Select(row => Invariant($"| {row.Phase} | {row.PerSecond:0.#} | {row.HealthyRequests:N0} | {row.HealthyFailed:N0} | {row.HealthyP50Ms:0} | {row.HealthyP99Ms:0} | {row.FreezeSeconds:0} s | {row.FrozenRequests:N0} | {row.FrozenFailed:N0} | {row.FrozenSlowestMs:0} | {row.OverBound:N0} |")));
 
-        return table.ToString().TrimEnd();
-    }
+    public static string IdleTable(IReadOnlyList<IdleRow> rows) => MarkdownTable.Of(
+        "| phase | when | machine, % of a core | the system's | services' | in no process |",
+        "|---|---|---:|---:|---:|---:|",
+        rows.Select(row => Invariant($"| {row.Phase} | {row.When} | {row.MachinePercent:0.0} | {SystemPercent(row):0.0} | {ServicesPercent(row):0.0} | {row.InNoProcessPercent:0.0} |")));
 
-    public static string IdleTable(IReadOnlyList<IdleRow> rows)
-    {
-        var table = new StringBuilder()
-            .AppendLine("| phase | when | machine, % of a core | the system's | services' | in no process |")
-            .AppendLine("|---|---|---:|---:|---:|---:|");
-        foreach (var row in rows)
-        {
-            var services = row.GroupPercent.Where(g => ServiceGroups.Any(s => g.Key.StartsWith(s, StringComparison.Ordinal))).Sum(g => g.Value);
-            table.AppendLine(Invariant($"| {row.Phase} | {row.When} | {row.MachinePercent:0.0} | {SystemPercent(row):0.0} | {services:0.0} | {row.InNoProcessPercent:0.0} |"));
-        }
-
-        return table.ToString().TrimEnd();
-    }
+    private static double ServicesPercent(IdleRow row) => row.GroupPercent.Where(g => ServiceGroups.Any(s => g.Key.StartsWith(s, StringComparison.Ordinal))).Sum(g => g.Value);
 
     /// <summary>
     /// What the system itself spends at rest: its processes (the services, Aspire's, and in container mode the engine's
@@ -402,14 +369,9 @@ public static class AsRunBench
     private static string GroupTable(IReadOnlyList<(string Label, IReadOnlyDictionary<string, double> Groups)> rows, string format)
     {
         var groups = rows.SelectMany(r => r.Groups).GroupBy(g => g.Key).OrderByDescending(g => g.Max(x => x.Value)).Select(g => g.Key).ToList();
-        var table = new StringBuilder()
-            .AppendLine($"| |{string.Concat(groups.Select(g => $" {g} |"))}")
-            .AppendLine($"|---|{string.Concat(groups.Select(_ => "---:|"))}");
-        foreach (var (label, values) in rows)
-        {
-            table.AppendLine($"| {label} |{string.Concat(groups.Select(g => values.TryGetValue(g, out var v) ? $" {v.ToString(format, CultureInfo.InvariantCulture)} |" : " |"))}");
-        }
-
-        return table.ToString().TrimEnd();
+        return MarkdownTable.Of(
+            $"| |{string.Concat(groups.Select(g => $" {g} |"))}",
+            $"|---|{string.Concat(groups.Select(_ => "---:|"))}",
+            rows.Select(r => $"| {r.Label} |{string.Concat(groups.Select(g => r.Groups.TryGetValue(g, out var v) ? $" {v.ToString(format, CultureInfo.InvariantCulture)} |" : " |"))}"));
     }
 }

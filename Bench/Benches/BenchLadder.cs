@@ -1,8 +1,4 @@
-using HttpPerf.Measurement;
-using Bench.Reports;
 using System.Text;
-using HttpPerf.ServiceDefaults.Contract;
-using static System.FormattableString;
 
 namespace Bench.Benches;
 

@@ -1,12 +1,6 @@
-using Bench.Reports;
 using Bench.Sampling;
 using System.Diagnostics;
-using System.Runtime.InteropServices;
-using HttpPerf.ServiceDefaults.Contract;
-using HttpPerf.ServiceDefaults.FlagSources;
 using HttpPerf.ServiceDefaults.Telemetry;
-using LoadGen.Load;
-using Bench.LocalSystem;
 
 namespace Bench.Benches;
 
@@ -55,7 +49,7 @@ public static class BenchRunner
     public static async Task<BenchResult> RunAsync(BenchOptions options, Action<string>? progress = null, CancellationToken cancellationToken = default)
     {
         progress ??= _ => { };
-        var machine = new MachineInfo(RuntimeInformation.OSDescription, Environment.ProcessorCount, RuntimeInformation.FrameworkDescription, options.Configuration, DateTimeOffset.UtcNow);
+        var machine = MachineInfo.Now(options.Configuration);
         var work = Directory.CreateTempSubdirectory("httpperf-bench-").FullName;
         var results = new List<PhaseResult>();
         try

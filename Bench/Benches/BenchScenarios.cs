@@ -1,5 +1,3 @@
-using LoadGen.Load;
-
 namespace Bench.Benches;
 
 /// <summary>Where a scenario's requests enter the system.</summary>

@@ -1,160 +1,142 @@
-using HttpPerf.Measurement;
-using Bench.Reports;
+using Bench.Latency;
+using System.Globalization;
 using System.Text.RegularExpressions;
 using System.Text;
-using HttpPerf.ServiceDefaults.Contract;
-using static System.FormattableString;
 
 namespace Bench.Benches;
 
 /// <summary>
-/// Figures that the README and docs/ quote, rendered from a committed report.json, so a page never
-/// carries a number the report does not. A page marks each table:
+/// Figures that the README and docs/ quote, rendered from the committed reports under docs/results, so a page never
+/// carries a number a report does not. A page marks each table with what it quotes:
 /// <code>
 /// &lt;!-- bench: headline --&gt;
 /// ...table...
 /// &lt;!-- /bench --&gt;
 /// </code>
-/// Names: <c>headline</c> (the summary of every scenario), <c>targets</c>,
-/// <c>figures SCENARIO CONCURRENCY [SERVICE ...]</c> (one scenario's figures, with those services' own), and
-/// <c>ladder SCENARIO CONCURRENCY FLAG</c> (a lesson's rungs: <see cref="BenchLadder"/>).
-/// <c>bench --update-docs</c> rewrites every marked table from the committed report; a test checks that
-/// doing so changes nothing.
+/// <c>bench: NAME</c> quotes <c>bench</c>'s report (docs/results/bench, or the folder NAME names last:
+/// <c>... from uploads-100mib</c>): <c>headline</c> (the summary of every scenario), <c>targets</c>,
+/// <c>figures SCENARIO CONCURRENCY [SERVICE ...]</c> (one scenario's figures, with those services' own), or
+/// <c>ladder SCENARIO CONCURRENCY FLAG</c> (a lesson's rungs: <see cref="BenchLadder"/>). <c>latency</c> quotes seed
+/// 003's table (<c>latency</c>); <c>faults</c>, <c>protocols</c>, <c>grpc</c> and <c>as-run</c> the tables of
+/// <c>bench --faults</c>, <c>--protocols</c>, <c>--grpc</c> and <c>--as-run</c>; <c>memory</c>, <c>memory: full</c>
+/// and <c>memory: FLAG</c> what <see cref="MemoryBench.Quote"/> renders of <c>bench --memory</c>'s report, and
+/// <c>memory: gc</c> and <c>memory: soak</c> the tables of <c>--memory --gc</c> and <c>--memory --soak</c>;
+/// <c>pitfalls</c> the README's table of <see cref="Pitfalls.All"/>. <c>bench --update-docs</c> rewrites every
+/// marked table from the committed reports; a test checks that doing so changes nothing, and that each page shows the
+/// command its reports say made them.
 /// </summary>
 public static partial class BenchSnippets
 {
-    [GeneratedRegex(@"(?<open><!-- bench: (?<name>[^>]+?) -->\n)(?<body>.*?)(?<close><!-- /bench -->)", RegexOptions.Singleline)]
+    [GeneratedRegex(@"(?<open><!-- (?<kind>[a-z-]+)(: (?<name>[^>]+?))? -->\n)(?<body>.*?)(?<close><!-- /\k<kind> -->)", RegexOptions.Singleline)]
     private static partial Regex Marked();
 
-    [GeneratedRegex(@"(?<open><!-- latency -->\n)(?<body>.*?)(?<close><!-- /latency -->)", RegexOptions.Singleline)]
-    private static partial Regex LatencyTable();
-
-    [GeneratedRegex(@"(?<open><!-- pitfalls -->\n)(?<body>.*?)(?<close><!-- /pitfalls -->)", RegexOptions.Singleline)]
-    private static partial Regex PitfallTable();
-
-    [GeneratedRegex(@"(?<open><!-- faults -->\n)(?<body>.*?)(?<close><!-- /faults -->)", RegexOptions.Singleline)]
-    private static partial Regex FaultTable();
-
-    [GeneratedRegex(@"(?<open><!-- protocols -->\n)(?<body>.*?)(?<close><!-- /protocols -->)", RegexOptions.Singleline)]
-    private static partial Regex ProtocolTable();
-
-    [GeneratedRegex(@"(?<open><!-- grpc -->\n)(?<body>.*?)(?<close><!-- /grpc -->)", RegexOptions.Singleline)]
-    private static partial Regex GrpcTable();
-
-    [GeneratedRegex(@"(?<open><!-- as-run -->\n)(?<body>.*?)(?<close><!-- /as-run -->)", RegexOptions.Singleline)]
-    private static partial Regex AsRunTables();
-
-    [GeneratedRegex(@"(?<open><!-- memory(: (?<flag>[^ >]+))? -->\n)(?<body>.*?)(?<close><!-- /memory -->)", RegexOptions.Singleline)]
-    private static partial Regex MemoryTables();
-
-    /// <summary>The committed report of each folder under <paramref name="resultsRoot"/>, each read once, when first asked for.</summary>
-    public static Func<string, BenchResult> Reports(string resultsRoot)
-    {
-        var reports = new Dictionary<string, BenchResult>();
-        return folder => reports.TryGetValue(folder, out var read) ? read : reports[folder] = BenchReport.Read(Path.Combine(resultsRoot, folder));
-    }
-
-    /// <summary>
-    /// <paramref name="markdown"/> with every marked table rendered anew from <paramref name="reports"/> (<c>bench</c>,
-    /// or the folder a marker names last: <c>... from uploads-100mib</c>), and the pitfall table
-    /// (<c>&lt;!-- pitfalls --&gt;</c>) from <see cref="Pitfalls.All"/>.
-    /// </summary>
-    /// <c>&lt;!-- latency --&gt;</c> marks seed 003's table, rendered from <paramref name="latency"/> (docs/results/latency);
-    /// <c>&lt;!-- faults --&gt;</c> Frontend.Replicas' table, from <paramref name="faults"/> (docs/results/faults, <c>bench --faults</c>);
-    /// <c>&lt;!-- protocols --&gt;</c> Gateway.Upstream's, from <paramref name="protocols"/> (docs/results/protocols, <c>bench --protocols</c>);
-    /// <c>&lt;!-- grpc --&gt;</c> Frontend.Grpc's, from <paramref name="grpc"/> (docs/results/grpc, <c>bench --grpc</c>);
-    /// <c>&lt;!-- as-run --&gt;</c> the system as it is run, from <paramref name="asRun"/> (docs/results/as-run, <c>bench --as-run</c>);
-    /// <c>&lt;!-- memory --&gt;</c> and <c>&lt;!-- memory: name --&gt;</c> what <paramref name="memory"/> renders by that name
-    /// (<see cref="MemoryBench.Renderer"/>, from docs/results/memory: <c>bench --memory</c>).
-    public static string Update(
-        string markdown, Func<string, BenchResult> reports, Func<Latency.LatencyResult> latency, Func<IReadOnlyList<FaultBench.Row>> faults, Func<IReadOnlyList<ProtocolBench.Row>> protocols,
-        Func<AsRunBench.Result> asRun, Func<string, string> memory, Func<IReadOnlyList<GrpcBench.Row>> grpc) =>
-        GrpcTable().Replace(MemoryTables().Replace(AsRunTables().Replace(ProtocolTable().Replace(
-            FaultTable().Replace(
-                LatencyTable().Replace(
-                    PitfallTable().Replace(
-                        Marked().Replace(markdown, m => m.Groups["open"].Value + Render(m.Groups["name"].Value, reports) + m.Groups["close"].Value),
-                        m => m.Groups["open"].Value + RenderPitfalls() + m.Groups["close"].Value),
-                    m => m.Groups["open"].Value + Latency.LatencyReport.RenderSeedTable(latency()) + m.Groups["close"].Value),
-                m => m.Groups["open"].Value + FaultBench.Table(faults()) + "\n" + m.Groups["close"].Value),
-            m => m.Groups["open"].Value + ProtocolBench.Table(protocols()) + "\n" + m.Groups["close"].Value),
-            m => m.Groups["open"].Value + AsRunBench.Tables(asRun()) + "\n" + m.Groups["close"].Value),
-            m => m.Groups["open"].Value + memory(m.Groups["flag"].Value) + "\n" + m.Groups["close"].Value),
-            m => m.Groups["open"].Value + GrpcBench.Table(grpc()) + "\n" + m.Groups["close"].Value);
-
-    /// <summary>The folder under docs/results of <c>latency</c>'s committed report.</summary>
-    public const string LatencyResults = "latency";
-
-    private static string Render(string name, Func<string, BenchResult> report) =>
-        name.Split(' ', StringSplitOptions.RemoveEmptyEntries) is [.. var table, "from", var folder]
-            ? Render(report(folder), string.Join(' ', table))
-            : Render(report(MainResults), name);
-
-    /// <summary>The folder under docs/results of the report that a marker without <c>from</c> quotes.</summary>
+    /// <summary>The folder under docs/results of the report that a <c>bench</c> marker without <c>from</c> quotes.</summary>
     public const string MainResults = "bench";
 
+    /// <summary><paramref name="markdown"/> with every marked table rendered anew from <paramref name="reports"/>.</summary>
+    public static string Update(string markdown, CommittedReports reports) =>
+        Marked().Replace(markdown, m => Render(m.Groups["kind"].Value, m.Groups["name"].Value, reports) is { } table
+            ? m.Groups["open"].Value + table + m.Groups["close"].Value
+            : m.Value);
+
+    /// <summary>The reports the marked tables of <paramref name="markdown"/> quote: each one's folder under docs/results, and its name there.</summary>
+    public static IReadOnlyList<(string Folder, string Report)> Quoted(string markdown) =>
+        [.. Marked().Matches(markdown).Select(m => Source(m.Groups["kind"].Value, m.Groups["name"].Value)).OfType<(string, string)>().Distinct()];
+
+    /// <summary>The names of the <c>bench</c> tables marked in <paramref name="markdown"/>.</summary>
+    public static IReadOnlyList<string> Names(string markdown) =>
+        [.. Marked().Matches(markdown).Where(m => m.Groups["kind"].Value == "bench").Select(m => m.Groups["name"].Value)];
+
     /// <summary>Whether <paramref name="markdown"/> has the pitfall table.</summary>
-    public static bool HasPitfallTable(string markdown) => PitfallTable().IsMatch(markdown);
+    public static bool HasPitfallTable(string markdown) => Marked().Matches(markdown).Any(m => m.Groups["kind"].Value == "pitfalls");
+
+    /// <summary>Where a marker's table comes from: a report's folder and name, or null (the pitfall table, or a comment that is no marker of these).</summary>
+    private static (string Folder, string Report)? Source(string kind, string name) => kind switch
+    {
+        "bench" => (BenchTable(name).Folder, ReportFiles.Report),
+        "latency" => (LatencyExperiment.Results, ReportFiles.Report),
+        "faults" => (FaultBench.Results, ReportFiles.Report),
+        "protocols" => (ProtocolBench.Results, ReportFiles.Report),
+        "grpc" => (GrpcBench.Results, ReportFiles.Report),
+        "as-run" => (AsRunBench.Results, ReportFiles.Report),
+        "memory" => (MemoryBench.Results, name switch { "gc" => GcBench.Report, "soak" => MemoryBench.SoakReport, _ => ReportFiles.Report }),
+        _ => null,
+    };
+
+    /// <summary>The table a marker quotes, rendered from its report; null for a comment that is no marker of these.</summary>
+    private static string? Render(string kind, string name, CommittedReports reports)
+    {
+        if (kind == "pitfalls")
+        {
+            return RenderPitfalls();
+        }
+
+        if (Source(kind, name) is not ({ } folder, { } report))
+        {
+            return null;
+        }
+
+        T Read<T>()
+            where T : notnull => reports.Read<T>(folder, report);
+        return kind switch
+        {
+            "bench" => Render(Read<BenchResult>(), BenchTable(name).Table),
+            "latency" => LatencyReport.RenderSeedTable(Read<LatencyResult>()),
+            "faults" => FaultBench.Table(Read<IReadOnlyList<FaultBench.Row>>()),
+            "protocols" => ProtocolBench.Table(Read<IReadOnlyList<ProtocolBench.Row>>()),
+            "grpc" => GrpcBench.Table(Read<IReadOnlyList<GrpcBench.Row>>()),
+            "as-run" => AsRunBench.Tables(Read<AsRunBench.Result>()),
+            _ => name switch
+            {
+                "gc" => GcBench.Table(Read<IReadOnlyList<GcBench.Row>>()),
+                "soak" => MemoryBench.SoakTable(Read<MemoryBench.Soak>()),
+                _ => MemoryBench.Quote(Read<MemoryBench.Result>(), name),
+            },
+        };
+    }
+
+    /// <summary>A <c>bench</c> marker's table, and the folder of the report it quotes.</summary>
+    private static (string Table, string Folder) BenchTable(string name) =>
+        name.Split(' ', StringSplitOptions.RemoveEmptyEntries) is [.. var table, "from", var folder] ? (string.Join(' ', table), folder) : (name, MainResults);
 
     /// <summary>The README's pitfall table: each flag, its service, and what each rung does, from <see cref="Pitfalls.All"/>.</summary>
-    public static string RenderPitfalls()
+    public static string RenderPitfalls() => MarkdownTable.Of(
+        "| flag | service | naive | streaming | optimized |",
+        "|---|---|---|---|---|",
+        Pitfalls.All.Select(pitfall =>
+            $"| [`{pitfall.Flag}`](docs/pitfalls/{pitfall.Flag}.md) | {BenchLadder.Hop(pitfall)} | {pitfall.Naive} | {pitfall.Describe(PerfMode.Streaming) ?? "–"} | {pitfall.Optimized} |"));
+
+    /// <summary>The <c>bench</c> table <paramref name="name"/> of <paramref name="result"/>.</summary>
+    public static string Render(BenchResult result, string name) => name.Split(' ', StringSplitOptions.RemoveEmptyEntries) switch
     {
-        var md = new StringBuilder();
-        md.AppendLine("| flag | service | naive | streaming | optimized |");
-        md.AppendLine("|---|---|---|---|---|");
-        foreach (var pitfall in Pitfalls.All)
-        {
-            md.AppendLine($"| [`{pitfall.Flag}`](docs/pitfalls/{pitfall.Flag}.md) | {BenchLadder.Hop(pitfall)} | {pitfall.Naive} | {pitfall.Describe(PerfMode.Streaming) ?? "–"} | {pitfall.Optimized} |");
-        }
-
-        return md.ToString();
-    }
-
-    /// <summary>The names of the marked tables in <paramref name="markdown"/>.</summary>
-    public static IReadOnlyList<string> Names(string markdown) => Marked().Matches(markdown).Select(m => m.Groups["name"].Value).ToList();
-
-    public static string Render(BenchResult result, string name)
-    {
-        var md = new StringBuilder();
-        switch (name.Split(' ', StringSplitOptions.RemoveEmptyEntries))
-        {
-            case ["headline"]:
-                md.AppendLine("| scenario | in flight | p50 ms naive | p50 ms streaming | p50 ms optimized | p50 ms baseline | optimized / naive | optimized / baseline | peak working set optimized / naive |");
-                md.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-                foreach (var (scenario, concurrency) in BenchReport.Groups(result))
-                {
-                    var (naive, streaming, optimized, baseline) = BenchReport.Modes(result, scenario, concurrency);
-                    md.AppendLine(Invariant($"| {scenario} | {concurrency} | {Figures.Ms(naive?.P50Ms)} | {Figures.Ms(streaming?.P50Ms)} | {Figures.Ms(optimized?.P50Ms)} | {Figures.Ms(baseline?.P50Ms)} | {Figures.Ratio(optimized?.P50Ms, naive?.P50Ms)} | {Figures.Ratio(optimized?.P50Ms, baseline?.P50Ms)} | {Figures.Ratio(WorkingSet(optimized), WorkingSet(naive))} |"));
-                }
-
-                break;
-            case ["targets"]:
-                md.AppendLine("| target | ratio | measured | goal | met |");
-                md.AppendLine("|---|---|---:|---:|---|");
-                foreach (var t in result.Targets)
-                {
-                    md.AppendLine(Invariant($"| {t.Target} | {t.Comparison} | {Figures.Number(t.Measured)} | {(t.AtMost ? "≤" : "≥")} {t.Goal} | {t.Met switch { true => "yes", false => "**no**", null => "not measured" }} |"));
-                }
-
-                break;
-            case ["figures", var scenario, var concurrency, .. var services]:
-                BenchReport.AppendFigures(md, result, scenario, int.Parse(concurrency, System.Globalization.CultureInfo.InvariantCulture), services);
-                break;
-            case ["ladder", var scenario, var concurrency, var flag]:
-                BenchLadder.Append(md, result, scenario, int.Parse(concurrency, System.Globalization.CultureInfo.InvariantCulture), flag);
-                break;
-            default:
-                throw new ArgumentException($"Unknown bench table '{name}': use headline, targets, figures SCENARIO CONCURRENCY [SERVICE ...] or ladder SCENARIO CONCURRENCY FLAG.");
-        }
-
-        return md.ToString();
-    }
+        ["headline"] => MarkdownTable.Of(
+            "| scenario | in flight | p50 ms naive | p50 ms streaming | p50 ms optimized | p50 ms baseline | optimized / naive | optimized / baseline | peak working set optimized / naive |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+            BenchReport.Groups(result).Select(group =>
+            {
+                var (naive, streaming, optimized, baseline) = BenchReport.Modes(result, group.Scenario, group.Concurrency);
+                return Invariant($"| {group.Scenario} | {group.Concurrency} | {Figures.Ms(naive?.P50Ms)} | {Figures.Ms(streaming?.P50Ms)} | {Figures.Ms(optimized?.P50Ms)} | {Figures.Ms(baseline?.P50Ms)} | {Figures.Ratio(optimized?.P50Ms, naive?.P50Ms)} | {Figures.Ratio(optimized?.P50Ms, baseline?.P50Ms)} | {Figures.Ratio(WorkingSet(optimized), WorkingSet(naive))} |");
+            })),
+        ["targets"] => BenchReport.Targets(result),
+        ["figures", var scenario, var concurrency, .. var services] =>
+            Appended(md => BenchReport.AppendFigures(md, result, scenario, int.Parse(concurrency, CultureInfo.InvariantCulture), services)),
+        ["ladder", var scenario, var concurrency, var flag] =>
+            Appended(md => BenchLadder.Append(md, result, scenario, int.Parse(concurrency, CultureInfo.InvariantCulture), flag)),
+        _ => throw new ArgumentException($"Unknown bench table '{name}': use headline, targets, figures SCENARIO CONCURRENCY [SERVICE ...] or ladder SCENARIO CONCURRENCY FLAG."),
+    };
 
     /// <summary>The Markdown files that may quote the report: README.md and everything under docs/.</summary>
     public static IEnumerable<string> Pages(string repositoryRoot) =>
         new[] { Path.Combine(repositoryRoot, "README.md") }
             .Concat(Directory.EnumerateFiles(Path.Combine(repositoryRoot, "docs"), "*.md", SearchOption.AllDirectories))
             .Where(p => !p.Contains(Path.Combine("docs", "results"), StringComparison.Ordinal));
+
+    private static string Appended(Action<StringBuilder> append)
+    {
+        var md = new StringBuilder();
+        append(md);
+        return md.ToString();
+    }
 
     private static double? WorkingSet(PhaseResult? phase) => phase?.Services.Values.Sum(s => (double)s.PeakWorkingSetBytes);
 }

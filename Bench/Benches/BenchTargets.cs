@@ -1,4 +1,3 @@
-using Bench.Reports;
 namespace Bench.Benches;
 
 /// <summary>

@@ -1,11 +1,5 @@
 using System.Diagnostics;
 using System.Globalization;
-using System.Text;
-using System.Text.Json;
-using HttpPerf.ServiceDefaults.Contract;
-using HttpPerf.ServiceDefaults.FlagSources;
-using LoadGen.Load;
-using Bench.LocalSystem;
 
 namespace Bench.Benches;
 
@@ -22,8 +16,6 @@ public static class FaultBench
     public const string Healthy = "healthy";
     public const string Frozen = "one of two Catalog replicas frozen";
     public const string Starved = "one of two Catalog replicas starved";
-    public const string ReportFile = "report.md";
-    public const string JsonFile = "report.json";
 
     /// <summary>The folder under docs/results of the committed report.</summary>
     public const string Results = "faults";
@@ -135,41 +127,24 @@ public static class FaultBench
     private static async Task<long> CatalogRequestsAsync(LocalSystem.LocalSystem system, CancellationToken cancellationToken) =>
         (await Task.WhenAll(system.CatalogReplicas.Select(c => c.ReadRuntimeCountersAsync(cancellationToken)))).Sum(c => c.ServedRequests);
 
-    public static async Task WriteAsync(Options options, IReadOnlyList<Row> rows, string commandLine, CancellationToken cancellationToken)
-    {
-        Directory.CreateDirectory(options.OutputDirectory);
-        await File.WriteAllTextAsync(Path.Combine(options.OutputDirectory, JsonFile), JsonSerializer.Serialize(rows, new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }), cancellationToken);
-        var report = new StringBuilder()
-            .AppendLine("# Frontend.Replicas: the product list with a Catalog replica frozen or starved")
-            .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"`{commandLine}`, {DateTime.UtcNow:yyyy-MM-dd}, {Environment.ProcessorCount} cores, {options.ProductCount:N0} products, {options.Window.TotalSeconds:F0} s per row.")
-            .AppendLine("Two replicas of each service (LocalSystem), the product list through the Gateway, every flag optimized but")
-            .AppendLine("Frontend.Replicas. The fault lasts the row's whole window; requests still waiting at its end are counted when")
-            .AppendLine("they end. Catalog requests per product list: the Catalog replicas' own count (a request a frozen replica took")
-            .AppendLine("counts once it runs again), over the product lists sent.")
-            .AppendLine()
-            .AppendLine(Table(rows));
-        await File.WriteAllTextAsync(Path.Combine(options.OutputDirectory, ReportFile), report.ToString(), cancellationToken);
-    }
-
-    /// <summary>The rows of the report in <paramref name="directory"/>.</summary>
-    public static IReadOnlyList<Row> Read(string directory) =>
-        JsonSerializer.Deserialize<List<Row>>(File.ReadAllText(Path.Combine(directory, JsonFile)), new JsonSerializerOptions(JsonSerializerDefaults.Web))!;
+    /// <summary>report.md: how the rows were measured, by <paramref name="command"/>, then <see cref="Table"/>.</summary>
+    public static string Markdown(Options options, IReadOnlyList<Row> rows, string command) => MadeBy.Report(
+        "Frontend.Replicas: the product list with a Catalog replica frozen or starved", command, MachineInfo.Now(options.Configuration),
+        Invariant($"{options.ProductCount:N0} products, {options.Window.TotalSeconds:F0} s per row"),
+        """
+        Two replicas of each service (LocalSystem), the product list through the Gateway, every flag optimized but
+        Frontend.Replicas. The fault lasts the row's whole window; requests still waiting at its end are counted when
+        they end. Catalog requests per product list: the Catalog replicas' own count (a request a frozen replica took
+        counts once it runs again), over the product lists sent.
+        """,
+        Table(rows));
 
     /// <summary>The table the report and the pitfall's page show.</summary>
-    public static string Table(IReadOnlyList<Row> rows)
-    {
-        var table = new StringBuilder()
-            .AppendLine("| condition | in flight | rung | product lists | failed | p50 ms | p99 ms | p99.9 ms | slowest ms | Catalog requests per product list |")
-            .AppendLine("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|");
-        foreach (var row in rows.OrderBy(r => Array.IndexOf([Healthy, Frozen, Starved], r.Condition)).ThenBy(r => r.InFlight).ThenBy(r => r.Rung, StringComparer.Ordinal))
-        {
-            table.AppendLine(CultureInfo.InvariantCulture,
-                $"| {row.Condition} | {row.InFlight} | {row.Rung} | {row.Requests:N0} | {row.Failed:N0} | {Ms(row.P50Ms)} | {Ms(row.P99Ms)} | {Ms(row.P999Ms)} | {Ms(row.MaxMs)} | {row.CatalogRequestsPerList:F3} |");
-        }
-
-        return table.ToString().TrimEnd();
-    }
+    public static string Table(IReadOnlyList<Row> rows) => MarkdownTable.Of(
+        "| condition | in flight | rung | product lists | failed | p50 ms | p99 ms | p99.9 ms | slowest ms | Catalog requests per product list |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+        rows.OrderBy(r => Array.IndexOf([Healthy, Frozen, Starved], r.Condition)).ThenBy(r => r.InFlight).ThenBy(r => r.Rung, StringComparer.Ordinal).Select(row =>
+            Invariant($"| {row.Condition} | {row.InFlight} | {row.Rung} | {row.Requests:N0} | {row.Failed:N0} | {Ms(row.P50Ms)} | {Ms(row.P99Ms)} | {Ms(row.P999Ms)} | {Ms(row.MaxMs)} | {row.CatalogRequestsPerList:F3} |")));
 
     private static string Ms(double ms) => ms >= 100 ? ms.ToString("N0", CultureInfo.InvariantCulture) : ms.ToString("G3", CultureInfo.InvariantCulture);
 }

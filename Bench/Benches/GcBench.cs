@@ -19,8 +19,8 @@ namespace Bench.Benches;
 /// </summary>
 public static class GcBench
 {
-    public const string ReportFile = "gc.md";
-    public const string JsonFile = "gc.json";
+    /// <summary>Its report, beside the memory report.</summary>
+    public const string Report = "gc";
 
     /// <summary>The settings compared: a name, and the variables every service's containers get.</summary>
     public static readonly IReadOnlyList<(string Name, string[] Environment)> Settings =
@@ -118,33 +118,14 @@ public static class GcBench
         return rows;
     }
 
-    public static async Task WriteAsync(string directory, IReadOnlyList<Row> rows, string commandLine, TimeSpan idle, CancellationToken cancellationToken)
-    {
-        Directory.CreateDirectory(directory);
-        await File.WriteAllTextAsync(Path.Combine(directory, JsonFile), JsonSerializer.Serialize(rows, new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }), cancellationToken);
-        var md = new StringBuilder()
-            .AppendLine("# The GC under a memory limit")
-            .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"Made by `{commandLine}` on {Environment.ProcessorCount} cores, {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC.")
-            .AppendLine(CultureInfo.InvariantCulture, $"Container mode under the default limits, every flag optimized; one AppHost per setting, given to every service's containers. At rest: the services' {Services.Length} kinds, every replica, over {idle.TotalSeconds:0} s with no request (after 6 warm-up lists and catalogs). Under load: 16 clients at once through the Gateway; CPU is every service replica's own, per request; the peak is the highest replica cgroup's.")
-            .AppendLine()
-            .Append(Table(rows));
-        await File.WriteAllTextAsync(Path.Combine(directory, ReportFile), md.ToString(), cancellationToken);
-    }
+    /// <summary>gc.md: how the settings were compared, by <paramref name="command"/>, then <see cref="Table"/>.</summary>
+    public static string Markdown(MemoryBench.Options options, IReadOnlyList<Row> rows, string command, TimeSpan idle) => MadeBy.Report(
+        "The GC under a memory limit", command, MachineInfo.Now(options.Configuration), null,
+        Invariant($"Container mode under the default limits, every flag optimized; one AppHost per setting, given to every service's containers. At rest: the services' {Services.Length} kinds, every replica, over {idle.TotalSeconds:0} s with no request (after 6 warm-up lists and catalogs). Under load: 16 clients at once through the Gateway; CPU is every service replica's own, per request; the peak is the highest replica cgroup's."),
+        Table(rows));
 
-    public static IReadOnlyList<Row> Read(string directory) =>
-        JsonSerializer.Deserialize<List<Row>>(File.ReadAllText(Path.Combine(directory, JsonFile)), new JsonSerializerOptions(JsonSerializerDefaults.Web))!;
-
-    public static string Table(IReadOnlyList<Row> rows)
-    {
-        var md = new StringBuilder()
-            .AppendLine("| GC | at rest: working set MiB | cgroup MiB | CPU % of a core | path, 16 in flight | p50 ms | p99 ms | CPU ms per request | peak MiB of a replica | failed |")
-            .AppendLine("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|");
-        foreach (var row in rows)
-        {
-            md.AppendLine(Invariant($"| {row.Gc} | {row.IdleWorkingSetMiB:F0} | {row.IdleCgroupMiB:F0} | {row.IdleCpuPercent:F1} | {row.Path} | {row.P50Ms:N0} | {row.P99Ms:N0} | {row.CpuMsPerRequest:F0} | {row.PeakMiB:F0} of {row.LimitMiB:F0} | {row.Failed}/{row.Requests} |"));
-        }
-
-        return md.ToString();
-    }
+    public static string Table(IReadOnlyList<Row> rows) => MarkdownTable.Of(
+        "| GC | at rest: working set MiB | cgroup MiB | CPU % of a core | path, 16 in flight | p50 ms | p99 ms | CPU ms per request | peak MiB of a replica | failed |",
+        "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|",
+        rows.Select(row => Invariant($"| {row.Gc} | {row.IdleWorkingSetMiB:F0} | {row.IdleCgroupMiB:F0} | {row.IdleCpuPercent:F1} | {row.Path} | {row.P50Ms:N0} | {row.P99Ms:N0} | {row.CpuMsPerRequest:F0} | {row.PeakMiB:F0} of {row.LimitMiB:F0} | {row.Failed}/{row.Requests} |")));
 }

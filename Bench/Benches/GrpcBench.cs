@@ -1,13 +1,4 @@
-using HttpPerf.Measurement;
 using Bench.Sampling;
-using System.Globalization;
-using System.Text;
-using System.Text.Json;
-using HttpPerf.ServiceDefaults.Contract;
-using HttpPerf.ServiceDefaults.FlagSources;
-using LoadGen.Load;
-using Bench.LocalSystem;
-using static System.FormattableString;
 
 namespace Bench.Benches;
 
@@ -25,14 +16,8 @@ namespace Bench.Benches;
 /// </summary>
 public static class GrpcBench
 {
-    public const string ReportFile = "report.md";
-    public const string JsonFile = "report.json";
-
     /// <summary>The folder under docs/results of the committed report.</summary>
     public const string Results = "grpc";
-
-    /// <summary>The catalog unless <c>--products</c> says otherwise: about 25 MB of JSON, the bench's default size.</summary>
-    public const int DefaultProducts = 86_000;
 
     /// <summary>The row every other is compared with: the JSON path's best rung.</summary>
     public const string Reference = "JSON, optimized";
@@ -141,47 +126,33 @@ public static class GrpcBench
         await BenchRunner.UntilServedAsync(client, row.Path, $"{row.Flag}={row.Rung}", cancellationToken);
     }
 
-    public static async Task WriteAsync(Options options, IReadOnlyList<Row> rows, string commandLine, CancellationToken cancellationToken)
-    {
-        Directory.CreateDirectory(options.OutputDirectory);
-        await File.WriteAllTextAsync(Path.Combine(options.OutputDirectory, JsonFile), JsonSerializer.Serialize(rows, new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }), cancellationToken);
-        var report = new StringBuilder()
-            .AppendLine("# Frontend.Grpc: the product list over gRPC against JSON, side by side")
-            .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"`{commandLine}`, {DateTime.UtcNow:yyyy-MM-dd}, {Environment.ProcessorCount} cores, {options.ProductCount:N0} products.")
-            .AppendLine("One replica of each service (LocalSystem), every flag optimized but the row's: JSON rows are Frontend.CatalogClient's")
-            .AppendLine("rungs on GET /api/products, gRPC rows Frontend.Grpc's on GET /api/products/grpc (`?batch=` products a message).")
-            .AppendLine("Both answer the same bytes; the Gateway relays them the same way. Each row in each of")
-            .AppendLine(CultureInfo.InvariantCulture, $"{Rounds} rounds, in the table's order, after every row was warmed up as `bench` warms a phase (the naive rows just before their")
-            .AppendLine("first round, after every other row's first peak); in each round, after the flags")
-            .AppendLine(CultureInfo.InvariantCulture, $"file is rewritten and a response shows the rung, 4 warm-up requests, then {options.Requests} one at a time. CPU and allocated: each")
-            .AppendLine("hop's own counters (`GET /runtime`) around each round, over its requests. Peak working set: sampled every 50 ms in")
-            .AppendLine("the first round; the rows that hold the whole list run last, so the peaks before them are their own.")
-            .AppendLine()
-            .AppendLine(Table(rows));
-        await File.WriteAllTextAsync(Path.Combine(options.OutputDirectory, ReportFile), report.ToString(), cancellationToken);
-    }
-
-    /// <summary>The rows of the report in <paramref name="directory"/>.</summary>
-    public static IReadOnlyList<Row> Read(string directory) =>
-        JsonSerializer.Deserialize<List<Row>>(File.ReadAllText(Path.Combine(directory, JsonFile)), new JsonSerializerOptions(JsonSerializerDefaults.Web))!;
+    /// <summary>report.md: how the rows were measured, by <paramref name="command"/>, then <see cref="Table"/>.</summary>
+    public static string Markdown(Options options, IReadOnlyList<Row> rows, string command) => MadeBy.Report(
+        "Frontend.Grpc: the product list over gRPC against JSON, side by side", command, MachineInfo.Now(options.Configuration),
+        Invariant($"{options.ProductCount:N0} products"),
+        Invariant($"""
+        One replica of each service (LocalSystem), every flag optimized but the row's: JSON rows are Frontend.CatalogClient's
+        rungs on GET /api/products, gRPC rows Frontend.Grpc's on GET /api/products/grpc (`?batch=` products a message).
+        Both answer the same bytes; the Gateway relays them the same way. Each row in each of
+        {Rounds} rounds, in the table's order, after every row was warmed up as `bench` warms a phase (the naive rows just before their
+        first round, after every other row's first peak); in each round, after the flags
+        file is rewritten and a response shows the rung, 4 warm-up requests, then {options.Requests} one at a time. CPU and allocated: each
+        hop's own counters (`GET /runtime`) around each round, over its requests. Peak working set: sampled every 50 ms in
+        the first round; the rows that hold the whole list run last, so the peaks before them are their own.
+        """),
+        Table(rows));
 
     /// <summary>The table the report and the page show, with each row's total CPU against the JSON path's optimized rung.</summary>
     public static string Table(IReadOnlyList<Row> rows)
     {
         var reference = rows.SingleOrDefault(r => r.Name == Reference);
-        var table = new StringBuilder()
-            .AppendLine("| row | requests | failed | p50 ms | p99 ms | Gateway CPU ms | Frontend.Api CPU ms | Catalog.Api CPU ms | total CPU ms | total ÷ JSON optimized | Frontend.Api allocated MB | Catalog.Api allocated MB | Frontend.Api peak MB | Catalog.Api peak MB |")
-            .AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-        foreach (var row in rows)
-        {
-            table.AppendLine(Invariant($"| {row.Name} | {row.Requests:N0} | {row.Failed:N0} | {Figures.Ms(row.P50Ms)} | {Figures.Ms(row.P99Ms)} | ")
+        return MarkdownTable.Of(
+            "| row | requests | failed | p50 ms | p99 ms | Gateway CPU ms | Frontend.Api CPU ms | Catalog.Api CPU ms | total CPU ms | total ÷ JSON optimized | Frontend.Api allocated MB | Catalog.Api allocated MB | Frontend.Api peak MB | Catalog.Api peak MB |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+            rows.Select(row => Invariant($"| {row.Name} | {row.Requests:N0} | {row.Failed:N0} | {Figures.Ms(row.P50Ms)} | {Figures.Ms(row.P99Ms)} | ")
                 + Invariant($"{Hop(row.CpuMsPerRequest, "Gateway")} | {Hop(row.CpuMsPerRequest, "Frontend.Api")} | {Hop(row.CpuMsPerRequest, "Catalog.Api")} | {Figures.Number(row.TotalCpuMsPerRequest)} | ")
                 + Invariant($"{Figures.Ratio(row.TotalCpuMsPerRequest, reference?.TotalCpuMsPerRequest)} | {Hop(row.AllocatedMbPerRequest, "Frontend.Api")} | {Hop(row.AllocatedMbPerRequest, "Catalog.Api")} | ")
-                + Invariant($"{Hop(row.PeakWorkingSetMb, "Frontend.Api")} | {Hop(row.PeakWorkingSetMb, "Catalog.Api")} |"));
-        }
-
-        return table.ToString().TrimEnd();
+                + Invariant($"{Hop(row.PeakWorkingSetMb, "Frontend.Api")} | {Hop(row.PeakWorkingSetMb, "Catalog.Api")} |")));
     }
 
     private static string Hop(IReadOnlyDictionary<string, double> figures, string hop) => Figures.Number(figures.TryGetValue(hop, out var value) ? value : null);

@@ -24,8 +24,6 @@ namespace Bench.Benches;
 public static partial class MemoryBench
 {
     public const string Results = "memory";
-    public const string ReportFile = "report.md";
-    public const string JsonFile = "report.json";
 
     /// <summary>The lessons whose naive rung costs memory: the flag, the service whose replicas hold it, and the request that shows it.</summary>
     public static readonly IReadOnlyList<Lesson> Lessons =
@@ -112,8 +110,8 @@ public static partial class MemoryBench
         return new Result(engine.Program, limits, points, notes);
     }
 
-    public const string SoakFile = "soak.md";
-    public const string SoakJson = "soak.json";
+    /// <summary>The soak's report, beside the memory report.</summary>
+    public const string SoakReport = "soak";
 
     /// <summary>One service's replicas through the soak: the highest cgroup peak of any, its limit, and the deaths of any.</summary>
     public sealed record SoakRow(string Service, int Replicas, double PeakMiB, double LimitMiB, double PeakHeapMiB, int Restarts);
@@ -172,46 +170,29 @@ public static partial class MemoryBench
         return new Soak(duration.TotalSeconds, 1, all.Count, all.Errors, all.PercentileMs(50), all.PercentileMs(99), rows);
     }
 
-    public static async Task WriteSoakAsync(string directory, Soak soak, string commandLine, CancellationToken cancellationToken)
-    {
-        Directory.CreateDirectory(directory);
-        await File.WriteAllTextAsync(Path.Combine(directory, SoakJson), JsonSerializer.Serialize(soak, new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }), cancellationToken);
-        var md = new StringBuilder()
-            .AppendLine("# LoadGen's default load under the memory limits")
+    /// <summary>soak.md: what ran, by <paramref name="command"/>, then <see cref="SoakTable"/>.</summary>
+    public static string SoakMarkdown(Options options, Soak soak, string command) =>
+        MadeBy.Heading("LoadGen's default load under the memory limits", command, MachineInfo.Now(options.Configuration), "container mode, every flag optimized")
             .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"Made by `{commandLine}` on {Environment.ProcessorCount} cores, {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC: container mode, every flag optimized.")
-            .AppendLine()
-            .Append(SoakTable(soak));
-        await File.WriteAllTextAsync(Path.Combine(directory, SoakFile), md.ToString(), cancellationToken);
-    }
+            .Append(SoakTable(soak))
+            .ToString();
 
-    public static string SoakTable(Soak soak)
-    {
-        var md = new StringBuilder()
-            .AppendLine(Invariant($"{soak.Seconds / 60:0} minutes of LoadGen's default load ({soak.Rate:0} a second, its mix of product lists, catalogs, exports, 10 MiB uploads and downloads): {soak.Requests:N0} requests, {soak.Failed} failed, p50 {soak.P50Ms:N0} ms, p99 {soak.P99Ms:N0} ms."))
-            .AppendLine()
-            .AppendLine("| service | replicas | peak MiB (highest replica) | limit MiB | of limit | GC heap peak MiB | replicas that died |")
-            .AppendLine("|---|---:|---:|---:|---:|---:|---:|");
-        foreach (var row in soak.Services)
-        {
-            md.AppendLine(Invariant($"| {row.Service} | {row.Replicas} | {row.PeakMiB:F0} | {row.LimitMiB:F0} | {row.PeakMiB / row.LimitMiB:P0} | {row.PeakHeapMiB:F0} | {row.Restarts} |"));
-        }
-
-        return md.ToString();
-    }
+    public static string SoakTable(Soak soak) =>
+        Invariant($"{soak.Seconds / 60:0} minutes of LoadGen's default load ({soak.Rate:0} a second, its mix of product lists, catalogs, exports, 10 MiB uploads and downloads): {soak.Requests:N0} requests, {soak.Failed} failed, p50 {soak.P50Ms:N0} ms, p99 {soak.P99Ms:N0} ms.\n\n")
+        + MarkdownTable.Of(
+            "| service | replicas | peak MiB (highest replica) | limit MiB | of limit | GC heap peak MiB | replicas that died |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+            soak.Services.Select(row => Invariant($"| {row.Service} | {row.Replicas} | {row.PeakMiB:F0} | {row.LimitMiB:F0} | {row.PeakMiB / row.LimitMiB:P0} | {row.PeakHeapMiB:F0} | {row.Restarts} |")));
 
     /// <summary>
-    /// What a marker <c>&lt;!-- memory: name --&gt;</c> quotes, from the reports in <paramref name="directory"/>: none, the
-    /// lessons in one row each; <c>full</c>, one row per rung; <c>gc</c>, the GC settings; <c>soak</c>, the default load;
-    /// a flag, that lesson's line.
+    /// What a page's marker <c>&lt;!-- memory: name --&gt;</c> quotes of <paramref name="result"/>: with no name, the
+    /// lessons in one row each; <c>full</c>, one row per rung; a flag, that lesson's line.
     /// </summary>
-    public static Func<string, string> Renderer(string directory) => name => name switch
+    public static string Quote(Result result, string name) => name switch
     {
-        "" => Compact(Read(directory)),
-        "full" => Summary(Read(directory)),
-        "gc" => GcBench.Table(GcBench.Read(directory)),
-        "soak" => SoakTable(JsonSerializer.Deserialize<Soak>(File.ReadAllText(Path.Combine(directory, SoakJson)), new JsonSerializerOptions(JsonSerializerDefaults.Web))!),
-        var flag => Line(Read(directory), flag),
+        "" => Compact(result),
+        "full" => Summary(result),
+        var flag => Line(result, flag) + "\n",
     };
 
     // Not root, or cgroup v2: each point's peak is then the highest of the 100 ms samples and the cgroup's mark since
@@ -398,28 +379,22 @@ public static partial class MemoryBench
             service => (IReadOnlyList<string>)[.. listed.Where(name => Regex.IsMatch(name, $"^{service}(-[0-9]+|-[a-z]{{8}})?$")).Order(StringComparer.Ordinal)]);
     }
 
-    public static async Task WriteAsync(Options options, Result result, string commandLine, CancellationToken cancellationToken)
+    /// <summary>report.md: how the points were measured, by <paramref name="command"/>, then every lesson's.</summary>
+    public static string Markdown(Options options, Result result, string command)
     {
-        Directory.CreateDirectory(options.OutputDirectory);
-        await File.WriteAllTextAsync(Path.Combine(options.OutputDirectory, JsonFile), JsonSerializer.Serialize(result, new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }), cancellationToken);
-        var md = new StringBuilder()
-            .AppendLine("# Memory: each lesson's rungs under a pod's memory limit")
-            .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"Made by `{commandLine}` on {Environment.ProcessorCount} cores, {result.Engine}, {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC.")
-            .AppendLine(CultureInfo.InvariantCulture, $"Container mode under the AppHost's default limits ({string.Join(", ", result.LimitsMiB.Select(l => Invariant($"{l.Key} {l.Value:0} MiB")))}; the GC heap's limit is 75% of it).")
-            .AppendLine(CultureInfo.InvariantCulture, $"Each point: every flag optimized but the lesson's; N clients at once, {options.RequestsPerClient} requests each through the Gateway; uploads and downloads of {options.FileMiB} MiB.")
+        var md = MadeBy.Heading("Memory: each lesson's rungs under a pod's memory limit", command, MachineInfo.Now(options.Configuration), $"containers on {result.Engine}")
+            .AppendLine(Invariant($"Container mode under the AppHost's default limits ({string.Join(", ", result.LimitsMiB.Select(l => Invariant($"{l.Key} {l.Value:0} MiB")))}; the GC heap's limit is 75% of it)."))
+            .AppendLine(Invariant($"Each point: every flag optimized but the lesson's; N clients at once, {options.RequestsPerClient} requests each through the Gateway; uploads and downloads of {options.FileMiB} MiB."))
             .AppendLine("The cgroup peak is the lesson's replicas' high-water mark as the kernel counts it against the limit, page cache included (a file written or read fills it to the limit, and is given back when needed: it kills no one); the working set (which also counts the image's files mapped in, charged to whichever replica read them first) and the GC heap (after its last collection) are sampled from `/runtime` every 100 ms. A rung that fails at one load is not sent a higher one.")
             .AppendLine()
             .Append(Summary(result));
         foreach (var lesson in result.Points.GroupBy(p => p.Flag))
         {
-            md.AppendLine().AppendLine(CultureInfo.InvariantCulture, $"## {lesson.Key} (the {lesson.First().Service} replicas)").AppendLine()
-                .AppendLine("| rung | in flight | served | cgroup peak MiB | of limit | working set peak MiB | GC heap peak MiB | of heap limit | seconds | failed how |")
-                .AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
-            foreach (var p in lesson)
-            {
-                md.AppendLine(Invariant($"| {p.Rung} | {p.InFlight} | {p.Succeeded}/{p.Requests} | {p.PeakMiB:F0} | {p.PeakMiB / p.LimitMiB:P0} | {p.PeakWorkingSetMiB:F0} | {p.PeakHeapMiB:F0} | {p.PeakHeapMiB / Math.Max(1, p.HeapLimitMiB):P0} | {p.Seconds:F1} | {(p.Survived ? "–" : p.HowFailed)} |"));
-            }
+            md.AppendLine().AppendLine(Invariant($"## {lesson.Key} (the {lesson.First().Service} replicas)")).AppendLine()
+                .Append(MarkdownTable.Of(
+                    "| rung | in flight | served | cgroup peak MiB | of limit | working set peak MiB | GC heap peak MiB | of heap limit | seconds | failed how |",
+                    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+                    lesson.Select(p => Invariant($"| {p.Rung} | {p.InFlight} | {p.Succeeded}/{p.Requests} | {p.PeakMiB:F0} | {p.PeakMiB / p.LimitMiB:P0} | {p.PeakWorkingSetMiB:F0} | {p.PeakHeapMiB:F0} | {p.PeakHeapMiB / Math.Max(1, p.HeapLimitMiB):P0} | {p.Seconds:F1} | {(p.Survived ? "–" : p.HowFailed)} |"))));
         }
 
         foreach (var note in result.Notes)
@@ -427,11 +402,8 @@ public static partial class MemoryBench
             md.AppendLine().AppendLine(note);
         }
 
-        await File.WriteAllTextAsync(Path.Combine(options.OutputDirectory, ReportFile), md.ToString(), cancellationToken);
+        return md.ToString();
     }
-
-    public static Result Read(string directory) =>
-        JsonSerializer.Deserialize<Result>(File.ReadAllText(Path.Combine(directory, JsonFile)), new JsonSerializerOptions(JsonSerializerDefaults.Web))!;
 
     /// <summary>A lesson's page's line: what each rung survives under the limit, and how the first that fails fails.</summary>
     public static string Line(Result result, string flag)
@@ -457,45 +429,30 @@ public static partial class MemoryBench
     /// <summary>One row per lesson, a cell per rung: the most in flight it served, or the load it failed at and with what.</summary>
     public static string Compact(Result result)
     {
-        var limit = result.Points.Select(p => p.LimitMiB).DefaultIfEmpty(0).Max();
-        var md = new StringBuilder()
-            .AppendLine(Invariant($"| in a {limit:0} MiB pod | naive | streaming | optimized |"))
-            .AppendLine("|---|---|---|---|");
-        foreach (var lesson in result.Points.GroupBy(p => p.Flag))
+        static string Cell(IReadOnlyList<Point> rung)
         {
-            var cells = PerfMode.All.Select(mode =>
-            {
-                var rung = lesson.Where(p => p.Rung == mode).ToList();
-                if (rung.Count == 0)
-                {
-                    return "–";
-                }
-
-                var failed = rung.FirstOrDefault(p => !p.Survived);
-                var how = failed is null ? "" : failed.Restarts > 0 ? "killed" : string.Join(", ", failed.Failures.Keys.Select(k => k.Split(' ')[0]).Distinct());
-                return failed is null ? Invariant($"serves {rung.Max(p => p.InFlight)}") : Invariant($"**fails at {failed.InFlight}** ({how})");
-            });
-            md.AppendLine(Invariant($"| {lesson.Key} | {string.Join(" | ", cells)} |"));
+            var failed = rung.FirstOrDefault(p => !p.Survived);
+            var how = failed is null ? "" : failed.Restarts > 0 ? "killed" : string.Join(", ", failed.Failures.Keys.Select(k => k.Split(' ')[0]).Distinct());
+            return rung.Count == 0 ? "–" : failed is null ? Invariant($"serves {rung.Max(p => p.InFlight)}") : Invariant($"**fails at {failed.InFlight}** ({how})");
         }
 
-        return md.ToString();
+        return MarkdownTable.Of(
+            Invariant($"| in a {result.Points.Select(p => p.LimitMiB).DefaultIfEmpty(0).Max():0} MiB pod | naive | streaming | optimized |"),
+            "|---|---|---|---|",
+            result.Points.GroupBy(p => p.Flag).Select(lesson =>
+                $"| {lesson.Key} | {string.Join(" | ", PerfMode.All.Select(mode => Cell([.. lesson.Where(p => p.Rung == mode)])))} |"));
     }
 
     /// <summary>One row per lesson and rung: the highest load it survived, and the first it did not, with how.</summary>
-    public static string Summary(Result result)
-    {
-        var md = new StringBuilder()
-            .AppendLine("| flag | rung | limit | survives | fails at | how |")
-            .AppendLine("|---|---|---:|---:|---:|---|");
-        foreach (var rung in result.Points.GroupBy(p => (p.Flag, p.Rung)))
+    public static string Summary(Result result) => MarkdownTable.Of(
+        "| flag | rung | limit | survives | fails at | how |",
+        "|---|---|---:|---:|---:|---|",
+        result.Points.GroupBy(p => (p.Flag, p.Rung)).Select(rung =>
         {
             var survived = rung.Where(p => p.Survived).Select(p => p.InFlight).DefaultIfEmpty(0).Max();
             var failed = rung.FirstOrDefault(p => !p.Survived);
-            md.AppendLine(Invariant($"| {rung.Key.Flag} | {rung.Key.Rung} | {rung.First().LimitMiB:0} MiB | {(survived == 0 ? "none" : $"{survived} in flight")} | {(failed is null ? "–" : $"{failed.InFlight} in flight")} | {failed?.HowFailed ?? "–"} |"));
-        }
-
-        return md.ToString();
-    }
+            return Invariant($"| {rung.Key.Flag} | {rung.Key.Rung} | {rung.First().LimitMiB:0} MiB | {(survived == 0 ? "none" : $"{survived} in flight")} | {(failed is null ? "–" : $"{failed.InFlight} in flight")} | {failed?.HowFailed ?? "–"} |");
+        }));
 }
 
 /// <summary>

@@ -1,13 +1,3 @@
-using HttpPerf.Measurement;
-using System.Globalization;
-using System.Text;
-using System.Text.Json;
-using HttpPerf.ServiceDefaults.Contract;
-using HttpPerf.ServiceDefaults.FlagSources;
-using LoadGen.Load;
-using Bench.LocalSystem;
-using static System.FormattableString;
-
 namespace Bench.Benches;
 
 /// <summary>
@@ -23,14 +13,9 @@ public static class ProtocolBench
 {
     public const string Http11 = "HTTP/1.1";
     public const string Http2 = "HTTP/2";
-    public const string ReportFile = "report.md";
-    public const string JsonFile = "report.json";
 
     /// <summary>The folder under docs/results of the committed report.</summary>
     public const string Results = "protocols";
-
-    /// <summary>The catalog unless <c>--products</c> says otherwise: about 25 MB of JSON, the bench's default size.</summary>
-    public const int DefaultProducts = 86_000;
 
     /// <summary>The Gateway's option (<c>Gateway:Upstream:Http2For</c>) whose <c>AllRequests</c> moves every request, not only those with a body, to HTTP/2 in the optimized rung.</summary>
     public const string Http2ForKey = "Gateway__Upstream__Http2For";
@@ -143,55 +128,46 @@ public static class ProtocolBench
         }
     }
 
-    public static async Task WriteAsync(Options options, IReadOnlyList<Row> rows, string commandLine, CancellationToken cancellationToken)
-    {
-        Directory.CreateDirectory(options.OutputDirectory);
-        await File.WriteAllTextAsync(Path.Combine(options.OutputDirectory, JsonFile), JsonSerializer.Serialize(rows, new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }), cancellationToken);
-        var report = new StringBuilder()
-            .AppendLine("# Gateway.Upstream: HTTP/1.1 and HTTP/2 from the Gateway to the services, side by side")
-            .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"`{commandLine}`, {DateTime.UtcNow:yyyy-MM-dd}, {Environment.ProcessorCount} cores, {options.ProductCount:N0} products, {options.UploadMiB} MiB uploads and download.")
-            .AppendLine("One replica of each service (LocalSystem), every flag optimized but Gateway.Upstream, and the Gateway set to relay")
-            .AppendLine($"every request over HTTP/2 in the optimized rung (`{Http2ForKey}=AllRequests`): naive relays over HTTP/1.1,")
-            .AppendLine("optimized over cleartext HTTP/2; the client reaches the Gateway over HTTP/1.1 in both. Paths: `products` (GET")
-            .AppendLine("/api/products: Gateway → Frontend.Api → Catalog.Api; Frontend.Api calls the Catalog over HTTP/1.1 in both),")
-            .AppendLine("`catalog` (GET /api/catalog/products), `upload` (POST /api/uploads, one multipart file) and `download` (GET")
-            .AppendLine("/api/uploads/{id}, read with a 64 KB buffer). Each path: both protocols warmed up as `bench` warms a phase, then")
-            .AppendLine(CultureInfo.InvariantCulture, $"{Rounds} rounds of HTTP/1.1 then HTTP/2, each after the flags file is rewritten and a response shows the rung, and a")
-            .AppendLine(CultureInfo.InvariantCulture, $"few warm-up requests; {options.Requests} (products, catalog) or {options.UploadRequests} (upload, download) requests one at a time per phase.")
-            .AppendLine("p50: the client's, over every phase of the protocol. CPU ms per request: each service's own counters (`GET /runtime`)")
-            .AppendLine("before and after each phase, over the requests; uploads are deleted after the phase's counters are read.")
-            .AppendLine()
-            .AppendLine(Table(rows));
-        await File.WriteAllTextAsync(Path.Combine(options.OutputDirectory, ReportFile), report.ToString(), cancellationToken);
-    }
-
-    /// <summary>The rows of the report in <paramref name="directory"/>.</summary>
-    public static IReadOnlyList<Row> Read(string directory) =>
-        JsonSerializer.Deserialize<List<Row>>(File.ReadAllText(Path.Combine(directory, JsonFile)), new JsonSerializerOptions(JsonSerializerDefaults.Web))!;
+    /// <summary>report.md: how the rows were measured, by <paramref name="command"/>, then <see cref="Table"/>.</summary>
+    public static string Markdown(Options options, IReadOnlyList<Row> rows, string command) => MadeBy.Report(
+        "Gateway.Upstream: HTTP/1.1 and HTTP/2 from the Gateway to the services, side by side", command, MachineInfo.Now(options.Configuration),
+        Invariant($"{options.ProductCount:N0} products, {options.UploadMiB} MiB uploads and download"),
+        Invariant($$"""
+        One replica of each service (LocalSystem), every flag optimized but Gateway.Upstream, and the Gateway set to relay
+        every request over HTTP/2 in the optimized rung (`{{Http2ForKey}}=AllRequests`): naive relays over HTTP/1.1,
+        optimized over cleartext HTTP/2; the client reaches the Gateway over HTTP/1.1 in both. Paths: `products` (GET
+        /api/products: Gateway → Frontend.Api → Catalog.Api; Frontend.Api calls the Catalog over HTTP/1.1 in both),
+        `catalog` (GET /api/catalog/products), `upload` (POST /api/uploads, one multipart file) and `download` (GET
+        /api/uploads/{id}, read with a 64 KB buffer). Each path: both protocols warmed up as `bench` warms a phase, then
+        {{Rounds}} rounds of HTTP/1.1 then HTTP/2, each after the flags file is rewritten and a response shows the rung, and a
+        few warm-up requests; {{options.Requests}} (products, catalog) or {{options.UploadRequests}} (upload, download) requests one at a time per phase.
+        p50: the client's, over every phase of the protocol. CPU ms per request: each service's own counters (`GET /runtime`)
+        before and after each phase, over the requests; uploads are deleted after the phase's counters are read.
+        """),
+        Table(rows));
 
     /// <summary>The table the report and the pitfall's page show: each path over each protocol, and HTTP/2 ÷ HTTP/1.1.</summary>
     public static string Table(IReadOnlyList<Row> rows)
     {
         var upstream = rows.SelectMany(r => r.UpstreamCpuMsPerRequest.Keys).Distinct().ToList();
-        var table = new StringBuilder()
-            .AppendLine($"| path | protocol | requests | failed | p50 ms | Gateway CPU ms/request |{string.Concat(upstream.Select(s => $" {s} CPU ms/request |"))}")
-            .AppendLine($"|---|---|---:|---:|---:|---:|{string.Concat(upstream.Select(_ => "---:|"))}");
-        foreach (var path in rows.Select(r => r.Path).Distinct().OrderBy(p => Array.IndexOf(Paths, p)))
+        IEnumerable<string> PathRows(string path)
         {
             var h1 = rows.SingleOrDefault(r => r.Path == path && r.Protocol == Http11);
             var h2 = rows.SingleOrDefault(r => r.Path == path && r.Protocol == Http2);
             foreach (var row in new[] { h1, h2 }.OfType<Row>())
             {
-                table.AppendLine(Invariant($"| {row.Path} | {row.Protocol} | {row.Requests:N0} | {row.Failed:N0} | {Figures.Ms(row.P50Ms)} | {Figures.Number(row.GatewayCpuMsPerRequest)} |")
-                    + string.Concat(upstream.Select(s => $" {Figures.Number(Upstream(row, s))} |")));
+                yield return Invariant($"| {row.Path} | {row.Protocol} | {row.Requests:N0} | {row.Failed:N0} | {Figures.Ms(row.P50Ms)} | {Figures.Number(row.GatewayCpuMsPerRequest)} |")
+                    + string.Concat(upstream.Select(s => $" {Figures.Number(Upstream(row, s))} |"));
             }
 
-            table.AppendLine($"| {path} | {Http2} ÷ {Http11} | | | {Figures.Ratio(h2?.P50Ms, h1?.P50Ms)} | {Figures.Ratio(h2?.GatewayCpuMsPerRequest, h1?.GatewayCpuMsPerRequest)} |"
-                + string.Concat(upstream.Select(s => $" {Figures.Ratio(h2 is null ? null : Upstream(h2, s), h1 is null ? null : Upstream(h1, s))} |")));
+            yield return $"| {path} | {Http2} ÷ {Http11} | | | {Figures.Ratio(h2?.P50Ms, h1?.P50Ms)} | {Figures.Ratio(h2?.GatewayCpuMsPerRequest, h1?.GatewayCpuMsPerRequest)} |"
+                + string.Concat(upstream.Select(s => $" {Figures.Ratio(h2 is null ? null : Upstream(h2, s), h1 is null ? null : Upstream(h1, s))} |"));
         }
 
-        return table.ToString().TrimEnd();
+        return MarkdownTable.Of(
+            $"| path | protocol | requests | failed | p50 ms | Gateway CPU ms/request |{string.Concat(upstream.Select(s => $" {s} CPU ms/request |"))}",
+            $"|---|---|---:|---:|---:|---:|{string.Concat(upstream.Select(_ => "---:|"))}",
+            rows.Select(r => r.Path).Distinct().OrderBy(p => Array.IndexOf(Paths, p)).SelectMany(PathRows));
     }
 
     private static double? Upstream(Row row, string service) => row.UpstreamCpuMsPerRequest.TryGetValue(service, out var ms) ? ms : null;

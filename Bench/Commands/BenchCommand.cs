@@ -1,7 +1,5 @@
-using Bench.LocalSystem;
 using System.CommandLine;
 using Bench.Benches;
-using Bench.Reports;
 
 namespace Bench.Commands;
 
@@ -47,7 +45,7 @@ public static class BenchCommand
         var rate = Positive("--rate", "With --as-run: product lists a second under the AppHost, healthy and then with one Catalog replica frozen.", 4);
         var freeze = Positive("--freeze", "With --as-run: seconds the Catalog replica stays frozen at --rate.", 60);
         var window = Positive("--window", "With --faults: seconds each row sends product lists for.", 20);
-        var updateDocs = new Option<bool>("--update-docs") { Description = "Run nothing: re-render the tables that README.md and docs/ quote from the committed docs/results/bench/report.json." };
+        var updateDocs = new Option<bool>("--update-docs") { Description = "Run nothing: re-render the tables that README.md and docs/ quote from the committed reports under docs/results." };
         var points = new Option<string?>("--points") { Description = "A sweep's points instead of the defaults, comma-separated: product counts (size) or requests in flight (concurrency)." };
         var products = new Option<int?>("--products") { Description = "Catalog size (default: the service default, about 25 MB)." };
         var requests = Positive("--requests", "Requests one at a time per mode (latency); with --protocols, per phase of products and catalog.", 20);
@@ -122,7 +120,7 @@ public static class BenchCommand
             var sweepKind = parse.GetValue(sweep);
             var options = new BenchOptions
             {
-                OutputDirectory = parse.GetValue(output) ?? Path.Combine(LocalSystem.LocalSystem.RepositoryRoot(), "docs", "results", sweepKind is null ? "bench" : $"sweep-{sweepKind}"),
+                OutputDirectory = Folder(parse, output, sweepKind is null ? BenchSnippets.MainResults : $"sweep-{sweepKind}"),
                 Scenarios = Split(parse.GetValue(scenario)!),
                 Sweep = sweepKind,
                 Points = ParsePoints(parse.GetValue(points)),
@@ -134,11 +132,9 @@ public static class BenchCommand
                 UploadRequests = parse.GetValue(uploads),
                 WarmUp = TimeSpan.FromSeconds(parse.GetValue(warmUp)),
             };
-            var result = await BenchRunner.RunAsync(options, line => Console.Error.WriteLine(line), cancellationToken);
-            var commandLine = string.Join(" ", ["dotnet run -c Release --project Bench --", .. parse.Tokens.Select(t => t.Value)]);
-            await BenchReport.WriteAsync(result, commandLine, cancellationToken);
-            Console.WriteLine(await File.ReadAllTextAsync(Path.Combine(options.OutputDirectory, BenchReport.MarkdownFile), cancellationToken));
-            return result.Phases.Any(p => p.Errors > 0) ? 1 : 0;
+            var result = await BenchRunner.RunAsync(options, Progress, cancellationToken);
+            var folder = Directory.CreateDirectory(options.OutputDirectory).FullName;
+            return await PublishAsync(folder, ReportFiles.Report, result, BenchReport.Render(result, CommandLine(parse), folder), result.Phases.Any(p => p.Errors > 0), cancellationToken);
         });
         return command;
     }
@@ -147,15 +143,15 @@ public static class BenchCommand
     private static async Task<int> RunFaultsAsync(ParseResult parse, Option<string?> output, Option<int?> products, Option<int> window, CancellationToken cancellationToken)
     {
         var options = new FaultBench.Options(
-            parse.GetValue(output) ?? Path.Combine(LocalSystem.LocalSystem.RepositoryRoot(), "docs", "results", FaultBench.Results),
+            Folder(parse, output, FaultBench.Results),
             parse.GetValue(products) ?? 2_000,
             TimeSpan.FromSeconds(parse.GetValue(window)),
             LocalSystem.LocalSystem.CurrentConfiguration);
-        var rows = await FaultBench.RunAsync(options, line => Console.Error.WriteLine(line), cancellationToken);
-        var commandLine = string.Join(" ", ["dotnet run -c Release --project Bench --", .. parse.Tokens.Select(t => t.Value)]);
-        await FaultBench.WriteAsync(options, rows, commandLine, cancellationToken);
-        Console.WriteLine(await File.ReadAllTextAsync(Path.Combine(options.OutputDirectory, FaultBench.ReportFile), cancellationToken));
-        return 0;
+        var rows = await FaultBench.RunAsync(options, Progress, cancellationToken);
+        // The starved rows are root's alone (a cgroup's CPU quota): a report that has them was made with sudo.
+        var command = CommandLine(parse, asRoot: rows.Any(r => r.Condition == FaultBench.Starved));
+        // The requests a frozen replica fails under naive are the finding, not a failed run.
+        return await PublishAsync(options.OutputDirectory, ReportFiles.Report, rows, FaultBench.Markdown(options, rows, command), failed: false, cancellationToken);
     }
 
     /// <summary>
@@ -167,7 +163,7 @@ public static class BenchCommand
         CancellationToken cancellationToken)
     {
         var options = new AsRunBench.Options(
-            parse.GetValue(output) ?? Path.Combine(LocalSystem.LocalSystem.RepositoryRoot(), "docs", "results", AsRunBench.Results),
+            Folder(parse, output, AsRunBench.Results),
             Split(parse.GetValue(phases)!),
             WarmUps: 30,
             Requests: parse.GetResult(requests) is { Implicit: false } ? parse.GetValue(requests) : 40,
@@ -176,63 +172,54 @@ public static class BenchCommand
             LocalSystem.LocalSystem.CurrentConfiguration,
             Rate: parse.GetValue(rate),
             Freeze: TimeSpan.FromSeconds(parse.GetValue(freeze)));
-        var result = await AsRunBench.RunAsync(options, line => Console.Error.WriteLine(line), cancellationToken);
-        var commandLine = string.Join(" ", ["dotnet run -c Release --project Bench --", .. parse.Tokens.Select(t => t.Value)]);
-        await AsRunBench.WriteAsync(options, result, commandLine, cancellationToken);
-        Console.WriteLine(await File.ReadAllTextAsync(Path.Combine(options.OutputDirectory, AsRunBench.ReportFile), cancellationToken));
-        return result.Notes.Count > 0 || result.Paths.Any(r => r.Failed > 0) || result.Rates.Any(r => r.HealthyFailed > 0 || r.OverBound > 0) ? 1 : 0;
+        var result = await AsRunBench.RunAsync(options, Progress, cancellationToken);
+        return await PublishAsync(options.OutputDirectory, ReportFiles.Report, result, AsRunBench.Markdown(options, result, CommandLine(parse)),
+            result.Notes.Count > 0 || result.Paths.Any(r => r.Failed > 0) || result.Rates.Any(r => r.HealthyFailed > 0 || r.OverBound > 0), cancellationToken);
     }
 
-    /// <summary><c>bench --memory</c>: <see cref="MemoryBench"/>, its report written and printed.</summary>
+    /// <summary><c>bench --memory</c>: <see cref="MemoryBench"/> (or its soak, or <see cref="GcBench"/>), its report written and printed.</summary>
     private static async Task<int> RunMemoryAsync(
         ParseResult parse, Option<string?> output, Option<string?> points, Option<int> requests, Option<int> uploadMb, Option<string?> lessons, Option<bool> gc, Option<int?> soak,
         Option<int> idle, CancellationToken cancellationToken)
     {
         var options = new MemoryBench.Options(
-            parse.GetValue(output) ?? Path.Combine(LocalSystem.LocalSystem.RepositoryRoot(), "docs", "results", MemoryBench.Results),
+            Folder(parse, output, MemoryBench.Results),
             ParsePoints(parse.GetValue(points)) ?? [1, 2, 4, 8, 16],
             RequestsPerClient: parse.GetResult(requests) is { Implicit: false } ? parse.GetValue(requests) : 2,
             FileMiB: parse.GetResult(uploadMb) is { Implicit: false } ? parse.GetValue(uploadMb) : 64,
             Flags: Split(parse.GetValue(lessons) ?? ""),
             LocalSystem.LocalSystem.CurrentConfiguration);
-        var commandLine = string.Join(" ", ["dotnet run -c Release --project Bench --", .. parse.Tokens.Select(t => t.Value)]);
+        var command = CommandLine(parse);
         if (parse.GetValue(soak) is { } seconds)
         {
-            var soaked = await MemoryBench.SoakAsync(options, TimeSpan.FromSeconds(seconds), line => Console.Error.WriteLine(line), cancellationToken);
-            await MemoryBench.WriteSoakAsync(options.OutputDirectory, soaked, commandLine, cancellationToken);
-            Console.WriteLine(await File.ReadAllTextAsync(Path.Combine(options.OutputDirectory, MemoryBench.SoakFile), cancellationToken));
-            return soaked.Failed > 0 || soaked.Services.Any(s => s.Restarts > 0) ? 1 : 0;
+            var soaked = await MemoryBench.SoakAsync(options, TimeSpan.FromSeconds(seconds), Progress, cancellationToken);
+            return await PublishAsync(options.OutputDirectory, MemoryBench.SoakReport, soaked, MemoryBench.SoakMarkdown(options, soaked, command),
+                soaked.Failed > 0 || soaked.Services.Any(s => s.Restarts > 0), cancellationToken);
         }
 
         if (parse.GetValue(gc))
         {
             var window = TimeSpan.FromSeconds(parse.GetValue(idle));
-            var rows = await GcBench.RunAsync(options, window, line => Console.Error.WriteLine(line), cancellationToken);
-            await GcBench.WriteAsync(options.OutputDirectory, rows, commandLine, window, cancellationToken);
-            Console.WriteLine(await File.ReadAllTextAsync(Path.Combine(options.OutputDirectory, GcBench.ReportFile), cancellationToken));
-            return rows.Any(r => r.Failed > 0) ? 1 : 0;
+            var rows = await GcBench.RunAsync(options, window, Progress, cancellationToken);
+            return await PublishAsync(options.OutputDirectory, GcBench.Report, rows, GcBench.Markdown(options, rows, command, window), rows.Any(r => r.Failed > 0), cancellationToken);
         }
 
-        var result = await MemoryBench.RunAsync(options, line => Console.Error.WriteLine(line), cancellationToken);
-        await MemoryBench.WriteAsync(options, result, commandLine, cancellationToken);
-        Console.WriteLine(await File.ReadAllTextAsync(Path.Combine(options.OutputDirectory, MemoryBench.ReportFile), cancellationToken));
-        return 0;
+        var result = await MemoryBench.RunAsync(options, Progress, cancellationToken);
+        // A rung that fails under the limit is a finding, not a failed run.
+        return await PublishAsync(options.OutputDirectory, ReportFiles.Report, result, MemoryBench.Markdown(options, result, command), failed: false, cancellationToken);
     }
 
     /// <summary><c>bench --grpc</c>: <see cref="GrpcBench"/>, its report written and printed.</summary>
     private static async Task<int> RunGrpcAsync(ParseResult parse, Option<string?> output, Option<int?> products, Option<int> requests, Option<int> warmUp, CancellationToken cancellationToken)
     {
         var options = new GrpcBench.Options(
-            parse.GetValue(output) ?? Path.Combine(LocalSystem.LocalSystem.RepositoryRoot(), "docs", "results", GrpcBench.Results),
-            parse.GetValue(products) ?? GrpcBench.DefaultProducts,
+            Folder(parse, output, GrpcBench.Results),
+            parse.GetValue(products) ?? LocalSystemOptions.DefaultProducts,
             parse.GetValue(requests),
             TimeSpan.FromSeconds(parse.GetValue(warmUp)),
             LocalSystem.LocalSystem.CurrentConfiguration);
-        var rows = await GrpcBench.RunAsync(options, line => Console.Error.WriteLine(line), cancellationToken);
-        var commandLine = string.Join(" ", ["dotnet run -c Release --project Bench --", .. parse.Tokens.Select(t => t.Value)]);
-        await GrpcBench.WriteAsync(options, rows, commandLine, cancellationToken);
-        Console.WriteLine(await File.ReadAllTextAsync(Path.Combine(options.OutputDirectory, GrpcBench.ReportFile), cancellationToken));
-        return rows.Any(r => r.Failed > 0) ? 1 : 0;
+        var rows = await GrpcBench.RunAsync(options, Progress, cancellationToken);
+        return await PublishAsync(options.OutputDirectory, ReportFiles.Report, rows, GrpcBench.Markdown(options, rows, CommandLine(parse)), rows.Any(r => r.Failed > 0), cancellationToken);
     }
 
     /// <summary><c>bench --protocols</c>: <see cref="ProtocolBench"/>, its report written and printed.</summary>
@@ -240,34 +227,26 @@ public static class BenchCommand
         ParseResult parse, Option<string?> output, Option<int?> products, Option<int> requests, Option<int> uploads, Option<int> uploadMb, Option<int> warmUp, CancellationToken cancellationToken)
     {
         var options = new ProtocolBench.Options(
-            parse.GetValue(output) ?? Path.Combine(LocalSystem.LocalSystem.RepositoryRoot(), "docs", "results", ProtocolBench.Results),
-            parse.GetValue(products) ?? ProtocolBench.DefaultProducts,
+            Folder(parse, output, ProtocolBench.Results),
+            parse.GetValue(products) ?? LocalSystemOptions.DefaultProducts,
             parse.GetValue(requests),
             parse.GetValue(uploads),
             parse.GetValue(uploadMb),
             TimeSpan.FromSeconds(parse.GetValue(warmUp)),
             LocalSystem.LocalSystem.CurrentConfiguration);
-        var rows = await ProtocolBench.RunAsync(options, line => Console.Error.WriteLine(line), cancellationToken);
-        var commandLine = string.Join(" ", ["dotnet run -c Release --project Bench --", .. parse.Tokens.Select(t => t.Value)]);
-        await ProtocolBench.WriteAsync(options, rows, commandLine, cancellationToken);
-        Console.WriteLine(await File.ReadAllTextAsync(Path.Combine(options.OutputDirectory, ProtocolBench.ReportFile), cancellationToken));
-        return rows.Any(r => r.Failed > 0) ? 1 : 0;
+        var rows = await ProtocolBench.RunAsync(options, Progress, cancellationToken);
+        return await PublishAsync(options.OutputDirectory, ReportFiles.Report, rows, ProtocolBench.Markdown(options, rows, CommandLine(parse)), rows.Any(r => r.Failed > 0), cancellationToken);
     }
 
     /// <summary>Re-renders every marked table of README.md and docs/ from the committed reports (<see cref="BenchSnippets"/>).</summary>
     private static async Task<int> UpdateDocsAsync(CancellationToken cancellationToken)
     {
         var root = LocalSystem.LocalSystem.RepositoryRoot();
-        var reports = BenchSnippets.Reports(Path.Combine(root, "docs", "results"));
+        var reports = new CommittedReports(Path.Combine(root, "docs", "results"));
         foreach (var page in BenchSnippets.Pages(root))
         {
             var text = await File.ReadAllTextAsync(page, cancellationToken);
-            var updated = BenchSnippets.Update(text, reports, () => Latency.LatencyResult.Read(Path.Combine(root, "docs", "results", BenchSnippets.LatencyResults)),
-                () => FaultBench.Read(Path.Combine(root, "docs", "results", FaultBench.Results)),
-                () => ProtocolBench.Read(Path.Combine(root, "docs", "results", ProtocolBench.Results)),
-                () => AsRunBench.Read(Path.Combine(root, "docs", "results", AsRunBench.Results)),
-                MemoryBench.Renderer(Path.Combine(root, "docs", "results", MemoryBench.Results)),
-                () => GrpcBench.Read(Path.Combine(root, "docs", "results", GrpcBench.Results)));
+            var updated = BenchSnippets.Update(text, reports);
             if (updated != text)
             {
                 await File.WriteAllTextAsync(page, updated, cancellationToken);
@@ -276,6 +255,23 @@ public static class BenchCommand
         }
 
         return 0;
+    }
+
+    private static void Progress(string line) => Console.Error.WriteLine(line);
+
+    /// <summary>The folder <c>--out</c> names, or the committed report's: <paramref name="results"/> under docs/results.</summary>
+    private static string Folder(ParseResult parse, Option<string?> output, string results) =>
+        parse.GetValue(output) ?? Path.Combine(LocalSystem.LocalSystem.RepositoryRoot(), "docs", "results", results);
+
+    /// <summary>The command that remakes this run's report (<see cref="MadeBy.Command"/>).</summary>
+    private static string CommandLine(ParseResult parse, bool asRoot = false) => MadeBy.Command(parse.Tokens.Select(t => t.Value), asRoot);
+
+    /// <summary>Writes a report into <paramref name="folder"/> (<see cref="ReportFiles"/>) and prints its Markdown; the exit code: 1 where the run <paramref name="failed"/>.</summary>
+    private static async Task<int> PublishAsync<T>(string folder, string name, T figures, string markdown, bool failed, CancellationToken cancellationToken)
+    {
+        await ReportFiles.WriteAsync(folder, name, figures, markdown, cancellationToken);
+        Console.WriteLine(markdown);
+        return failed ? 1 : 0;
     }
 
     private static string[] Split(string list) => list.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);

@@ -27,10 +27,13 @@ public static class LatencyCommand
                 RoundTripsMs = parse.GetValue(roundTrips)!.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).Select(r => int.Parse(r, CultureInfo.InvariantCulture)).ToList(),
                 WarmRequests = parse.GetValue(requests),
                 Products = parse.GetValue(products),
-                OutputDirectory = parse.GetValue(output) ?? Path.Combine(LocalSystem.LocalSystem.RepositoryRoot(), "docs", "results", "latency"),
+                OutputDirectory = parse.GetValue(output) ?? Path.Combine(LocalSystem.LocalSystem.RepositoryRoot(), "docs", "results", LatencyExperiment.Results),
             };
             var result = await LatencyExperiment.RunAsync(options, line => Console.WriteLine(line), cancellationToken);
-            Console.WriteLine(LatencyReport.Render(result));
+            // Root, always: the delay line is a network namespace and two TUN devices.
+            var markdown = LatencyReport.Render(result, MadeBy.Command(parse.Tokens.Select(t => t.Value), asRoot: true));
+            await ReportFiles.WriteAsync(options.OutputDirectory, ReportFiles.Report, result, markdown, cancellationToken);
+            Console.WriteLine(markdown);
             return 0;
         });
         return command;

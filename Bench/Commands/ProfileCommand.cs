@@ -2,10 +2,7 @@ using System.CommandLine;
 using System.Diagnostics;
 using System.Globalization;
 using System.Text;
-using HttpPerf.ServiceDefaults.Contract;
 using Bench.Benches;
-using LoadGen.Load;
-using Bench.LocalSystem;
 
 namespace Bench.Commands;
 

@@ -1,12 +1,9 @@
-using HttpPerf.ServiceDefaults.Contract;
 using System.Diagnostics;
 using System.Globalization;
 using System.Net.NetworkInformation;
 using System.Net.Sockets;
 using System.Net;
-using System.Text.Json;
 using System.Text.RegularExpressions;
-using Bench.Reports;
 
 namespace Bench.Latency;
 
@@ -44,27 +41,23 @@ public sealed record LatencyCase(
     double ReceiveWindowLimitedPercent, double? WriteMicroseconds);
 
 /// <param name="Kernel">The TCP settings that explain the figures, on each side: congestion control and send-buffer limits.</param>
-public sealed record LatencyResult(MachineInfo Machine, string Kernel, IReadOnlyList<PathCheck> Paths, IReadOnlyList<LatencyCase> Cases)
-{
-    public static LatencyResult Read(string directory) =>
-        JsonSerializer.Deserialize<LatencyResult>(File.ReadAllText(Path.Combine(directory, LatencyExperiment.JsonFile)), LatencyExperiment.Json)!;
-}
+public sealed record LatencyResult(MachineInfo Machine, string Kernel, IReadOnlyList<PathCheck> Paths, IReadOnlyList<LatencyCase> Cases);
 
 /// <summary>
 /// Seed 003 on Kestrel: over a <see cref="DelayLine"/> at each round trip, a 7 MB response written in 32 KB to 1 MB
 /// writes, each flushed, and once left unflushed to the end; a 7 MB upload and download with the client's 4 KB default
 /// buffer and with 64 KB (seed 002); the Catalog export in both write strategies, from Catalog.Api and through the
-/// Gateway (the services run on the far side, the client here). Writes report.md and report.json.
+/// Gateway (the services run on the far side, the client here). <see cref="LatencyReport"/> renders its report.
 /// </summary>
 public static partial class LatencyExperiment
 {
-    public const string JsonFile = "report.json";
+    /// <summary>The folder under docs/results of the committed report.</summary>
+    public const string Results = "latency";
+
     public const int SeedBytes = 7_000_000;
     public const string Writes = "writes";
     public const string Transfer = "transfer";
     public const string Export = "export";
-
-    internal static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web) { WriteIndented = true };
 
     /// <summary>Seed 003's HttpListener figures (ms, 158 ms RTT) per write size: kernel buffering off, on.</summary>
     public static readonly IReadOnlyDictionary<int, (int Off, int On)> Seed = new Dictionary<int, (int, int)>
@@ -79,8 +72,7 @@ public static partial class LatencyExperiment
 
     public static async Task<LatencyResult> RunAsync(LatencyOptions options, Action<string> progress, CancellationToken cancellationToken)
     {
-        var machine = new MachineInfo(System.Runtime.InteropServices.RuntimeInformation.OSDescription, Environment.ProcessorCount,
-            System.Runtime.InteropServices.RuntimeInformation.FrameworkDescription, options.Configuration, DateTimeOffset.UtcNow);
+        var machine = MachineInfo.Now(options.Configuration);
         var paths = new List<PathCheck>();
         var cases = new List<LatencyCase>();
 
@@ -132,11 +124,7 @@ public static partial class LatencyExperiment
             }
         }
 
-        var result = new LatencyResult(machine, await KernelSettingsAsync(cancellationToken), paths, cases);
-        Directory.CreateDirectory(options.OutputDirectory);
-        await File.WriteAllTextAsync(Path.Combine(options.OutputDirectory, JsonFile), JsonSerializer.Serialize(result, Json), cancellationToken);
-        await File.WriteAllTextAsync(Path.Combine(options.OutputDirectory, "report.md"), LatencyReport.Render(result), cancellationToken);
-        return result;
+        return new LatencyResult(machine, await KernelSettingsAsync(cancellationToken), paths, cases);
     }
 
     private static async Task<string> KernelSettingsAsync(CancellationToken cancellationToken)

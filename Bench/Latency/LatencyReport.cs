@@ -6,14 +6,10 @@ namespace Bench.Latency;
 /// <summary>report.md of <see cref="LatencyExperiment"/>: the path checks, then a table per round trip beside seed 003's figures.</summary>
 public static class LatencyReport
 {
-    public const string Command = "sudo dotnet run -c Release --project Bench -- latency";
-
-    public static string Render(LatencyResult result)
+    /// <summary>report.md of <paramref name="result"/>, made by <paramref name="command"/>.</summary>
+    public static string Render(LatencyResult result, string command)
     {
-        var text = new StringBuilder();
-        text.AppendLine("# Seed 003 on Kestrel: writes of each size over a long round trip");
-        text.AppendLine();
-        text.AppendLine(Invariant($"`{Command}` on {result.Machine.Os}, {result.Machine.Cores} cores, {result.Machine.Runtime}, {result.Machine.Started:yyyy-MM-dd}."));
+        var text = MadeBy.Heading("Seed 003 on Kestrel: writes of each size over a long round trip", command, result.Machine);
         text.AppendLine("The client runs here, the server on the far side of a TUN delay line (`Bench/Latency/DelayLine.cs`); both are this");
         text.AppendLine(Invariant($"kernel's TCP ({result.Kernel}). Times are milliseconds for the whole 7,000,000-byte body. \"Cold\" is a new"));
         text.AppendLine("connection (handshake and slow start included); \"warm\" the median of requests on one connection. Segments,");

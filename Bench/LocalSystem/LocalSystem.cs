@@ -1,5 +1,4 @@
 using System.Reflection;
-using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
 
 namespace Bench.LocalSystem;

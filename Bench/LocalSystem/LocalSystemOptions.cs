@@ -3,8 +3,11 @@ namespace Bench.LocalSystem;
 
 public sealed record LocalSystemOptions
 {
-    /// <summary>Products the Catalog seeds; null keeps the service default (about 25 MB of JSON).</summary>
+    /// <summary>Products the Catalog seeds; null keeps the service default, <see cref="DefaultProducts"/>.</summary>
     public int? ProductCount { get; init; }
+
+    /// <summary>The Catalog's own default (Catalog:ProductCount), about 25 MB of JSON: the bench's size unless <c>--products</c> says otherwise.</summary>
+    public const int DefaultProducts = 86_000;
 
     /// <summary>Folder for the flags file, the SQLite store, uploads and logs; a new temp folder if null.</summary>
     public string? WorkDirectory { get; init; }

@@ -1,4 +1,3 @@
-using HttpPerf.ServiceDefaults.Contract;
 using System.Diagnostics;
 using System.Text.RegularExpressions;
 

@@ -1,48 +1,26 @@
 using static HttpPerf.Measurement.Figures;
 using Bench.Benches;
-using System.Text.Json.Serialization;
-using System.Text.Json;
 using System.Text;
-using static System.FormattableString;
 
 namespace Bench.Reports;
 
 /// <summary>
-/// Writes a run as report.md (tables: naive, streaming where the lesson has it, optimized, their ratios, the baseline
-/// and the ratio to it; the ladder of each lesson with a streaming rung, per rung and hop),
-/// report.json (every figure) and the charts, into the output folder.
+/// A run's report.md (tables: naive, streaming where the lesson has it, optimized, their ratios, the baseline and the
+/// ratio to it; the ladder of each lesson with a streaming rung, per rung and hop) and its charts, which
+/// <see cref="ReportFiles"/> keeps beside report.json (every figure) in the output folder.
 /// </summary>
 public static class BenchReport
 {
-    public const string MarkdownFile = "report.md";
-    public const string JsonFile = "report.json";
-
-    private static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web)
-    {
-        WriteIndented = true,
-        Converters = { new JsonStringEnumConverter() },
-    };
-
-    public static async Task WriteAsync(BenchResult result, string command, CancellationToken cancellationToken = default)
-    {
-        var folder = Directory.CreateDirectory(result.Options.OutputDirectory).FullName;
-        await File.WriteAllTextAsync(Path.Combine(folder, JsonFile), JsonSerializer.Serialize(result, Json), cancellationToken);
-        var markdown = result.Options.Sweep is null
+    /// <summary>The report of <paramref name="result"/>, made by <paramref name="command"/>: its charts written into <paramref name="folder"/>, and the Markdown that shows them.</summary>
+    public static string Render(BenchResult result, string command, string folder) =>
+        result.Options.Sweep is null
             ? Markdown(result, command, BenchCharts.Write(result, folder))
             : SweepReport.Markdown(result, command, BenchCharts.WriteSweep(result, folder));
-        await File.WriteAllTextAsync(Path.Combine(folder, MarkdownFile), markdown, cancellationToken);
-    }
-
-    public static BenchResult Read(string folder) =>
-        JsonSerializer.Deserialize<BenchResult>(File.ReadAllText(Path.Combine(folder, JsonFile)), Json)!;
 
     public static string Markdown(BenchResult result, string command, IReadOnlyDictionary<(string Scenario, int Concurrency), IReadOnlyList<string>> charts)
     {
         var o = result.Options;
-        var md = new StringBuilder();
-        md.AppendLine("# Benchmark: naive, streaming, optimized and the static-bytes baseline");
-        md.AppendLine();
-        md.AppendLine(Invariant($"Made by `{command}` on {result.Machine.Os}, {result.Machine.Cores} cores, {result.Machine.Runtime}, services built in {result.Machine.Configuration}, {result.Machine.Started:yyyy-MM-dd HH:mm} UTC."));
+        var md = MadeBy.Heading("Benchmark: naive, streaming, optimized and the static-bytes baseline", command, result.Machine, $"services built in {result.Machine.Configuration}");
         md.AppendLine(Invariant($"Catalog: {(o.ProductCount is { } n ? $"{n:N0} products" : "the default 86,000 products (about 25 MB of JSON)")}; uploads of {o.UploadMiB} MiB."));
         md.AppendLine();
         md.AppendLine("Every scenario ran on fresh service processes for naive, and on another fresh set for optimized, then baseline, then streaming where the lesson has that rung (the same processes, so the three compare on equal terms), with every flag set to the mode in the flags file (no header override; in streaming, the flags without that rung stay optimized), after warm-up requests per phase (--warmup seconds, at least two, then on while the services still spend over 3% of the time compiling, at most three times as long).");
@@ -52,13 +30,7 @@ public static class BenchReport
 
         md.AppendLine("## Targets");
         md.AppendLine();
-        md.AppendLine("| target | ratio | measured | goal | met |");
-        md.AppendLine("|---|---|---:|---:|---|");
-        foreach (var t in result.Targets)
-        {
-            var met = t.Met switch { true => "yes", false => "**no**", null => "not measured" };
-            md.AppendLine(Invariant($"| {t.Target} | {t.Comparison} | {Number(t.Measured)} | {(t.AtMost ? "≤" : "≥")} {t.Goal} | {met} |"));
-        }
+        md.Append(Targets(result));
 
         md.AppendLine();
         md.AppendLine("## Summary");
@@ -107,6 +79,12 @@ public static class BenchReport
 
         return md.ToString();
     }
+
+    /// <summary>Each target, the ratio it holds, what this run measured, and whether it met it: the report's table, and the one docs/benchmarks.md quotes.</summary>
+    public static string Targets(BenchResult result) => MarkdownTable.Of(
+        "| target | ratio | measured | goal | met |",
+        "|---|---|---:|---:|---|",
+        result.Targets.Select(t => Invariant($"| {t.Target} | {t.Comparison} | {Number(t.Measured)} | {(t.AtMost ? "≤" : "≥")} {t.Goal} | {t.Met switch { true => "yes", false => "**no**", null => "not measured" }} |")));
 
     /// <summary>
     /// One scenario's figures side by side, naive | streaming (where the run has it) | optimized | ratios | baseline |

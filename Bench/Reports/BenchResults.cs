@@ -1,4 +1,5 @@
 using Bench.Benches;
+using System.Runtime.InteropServices;
 
 namespace Bench.Reports;
 
@@ -51,7 +52,13 @@ public sealed record TargetCheck(string Target, string Comparison, double? Measu
         new(target, comparison, measured, goal, AtMost: false, measured is { } m && double.IsFinite(m) ? m >= goal : null);
 }
 
-public sealed record MachineInfo(string Os, int Cores, string Runtime, string Configuration, DateTimeOffset Started);
+/// <summary>What a run ran on: the OS, cores, runtime, the configuration the services were built in, and when it started.</summary>
+public sealed record MachineInfo(string Os, int Cores, string Runtime, string Configuration, DateTimeOffset Started)
+{
+    /// <summary>This machine, now, with services built in <paramref name="configuration"/>.</summary>
+    public static MachineInfo Now(string configuration) =>
+        new(RuntimeInformation.OSDescription, Environment.ProcessorCount, RuntimeInformation.FrameworkDescription, configuration, DateTimeOffset.UtcNow);
+}
 
 public sealed record BenchResult(MachineInfo Machine, BenchOptions Options, IReadOnlyList<PhaseResult> Phases, IReadOnlyList<TargetCheck> Targets);
 

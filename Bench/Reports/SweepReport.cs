@@ -1,7 +1,4 @@
-using HttpPerf.Measurement;
 using Bench.Benches;
-using System.Text;
-using static System.FormattableString;
 
 namespace Bench.Reports;
 
@@ -39,10 +36,8 @@ public static class SweepReport
     {
         var size = result.Options.Sweep == BenchRunner.SizeSweep;
         var unit = size ? "MB" : "request in flight";
-        var md = new StringBuilder();
-        md.AppendLine(Invariant($"# Sweep: the product list over {(size ? "catalog size" : "requests in flight")}, naive vs optimized vs baseline"));
-        md.AppendLine();
-        md.AppendLine(Invariant($"Made by `{command}` on {result.Machine.Os}, {result.Machine.Cores} cores, {result.Machine.Runtime}, services built in {result.Machine.Configuration}, {result.Machine.Started:yyyy-MM-dd HH:mm} UTC."));
+        var md = MadeBy.Heading($"Sweep: the product list over {(size ? "catalog size" : "requests in flight")}, naive vs optimized vs baseline", command, result.Machine,
+            $"services built in {result.Machine.Configuration}");
         md.AppendLine("GET /api/products through Gateway → Frontend.Api → Catalog.Api; each point on fresh processes for naive and on another set for optimized then baseline, after warm-up requests per phase (--warmup seconds, at least two, then on while the services still spend over 3% of the time compiling, at most three times as long). One machine, one run: read the slopes and ratios.");
         md.AppendLine();
         var slopes = BenchRunner.Modes.Select(m => (Mode: m, Latency: Slope(result, m, p => p.P50Ms), Memory: Slope(result, m, PeakWorkingSetMb))).ToList();

@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using Bench.LocalSystem;
 
 namespace Bench.Sampling;
 

@@ -82,7 +82,7 @@ public sealed class BenchTests
         // Every target was computed from figures of this run, and the report shows each.
         Assert.Equal(12, result.Targets.Count);
         Assert.All(result.Targets, t => Assert.NotNull(t.Met));
-        var markdown = await File.ReadAllTextAsync(Path.Combine(bench.Folder, BenchReport.MarkdownFile), Cancel);
+        var markdown = await File.ReadAllTextAsync(ReportFiles.MarkdownPath(bench.Folder), Cancel);
         Assert.All(result.Targets, t => Assert.Contains($"| {t.Target} | {t.Comparison} |", markdown));
         Assert.Contains("| products | 2 |", markdown);
         Assert.Contains("## Ladders: each rung, hop by hop", markdown);
@@ -114,7 +114,7 @@ public sealed class BenchTests
             Assert.NotNull(SweepReport.Slope(result, mode, p => p.P50Ms));
         }
 
-        var markdown = await File.ReadAllTextAsync(Path.Combine(bench.Folder, BenchReport.MarkdownFile), Cancel);
+        var markdown = await File.ReadAllTextAsync(ReportFiles.MarkdownPath(bench.Folder), Cancel);
         Assert.Contains("**How cost grows**", markdown);
         var charts = Directory.GetFiles(bench.Folder, "*.png").Select(Path.GetFileName).Order().ToList();
         Assert.Equal(["sweep-size-latency.png", "sweep-size-working-set.png"], charts);
@@ -130,7 +130,7 @@ public sealed class BenchTests
         using var bench = new BenchOutput();
         Assert.Equal(0, await bench.InvokeAsync("--grpc", "--products", "300", "--requests", "2"));
 
-        var rows = GrpcBench.Read(bench.Folder);
+        var rows = ReportFiles.Read<IReadOnlyList<GrpcBench.Row>>(bench.Folder);
         Assert.Equal(GrpcBench.Cases.Select(c => c.Name), rows.Select(r => r.Name));
         Assert.All(rows, r =>
         {
@@ -139,9 +139,11 @@ public sealed class BenchTests
             Assert.All(r.CpuMsPerRequest.Values, ms => Assert.True(ms > 0, $"{r.Name}: {ms} ms"));
             Assert.All(r.PeakWorkingSetMb.Values, mb => Assert.True(mb > 10, $"{r.Name}: {mb} MB"));
         });
-        var markdown = await File.ReadAllTextAsync(Path.Combine(bench.Folder, GrpcBench.ReportFile), Cancel);
+        var markdown = await File.ReadAllTextAsync(ReportFiles.MarkdownPath(bench.Folder), Cancel);
         Assert.Contains(GrpcBench.Table(rows), markdown);
         Assert.Contains("| JSON, optimized | 6 | 0 |", markdown);
+        // The report says the command that remakes it: this one.
+        Assert.Equal(MadeBy.Command(["bench", "--out", bench.Folder, "--warmup", "0", "--grpc", "--products", "300", "--requests", "2"]), MadeBy.CommandIn(markdown));
     }
 
     /// <summary>The bench command, run through its command line into a temp folder of its own, deleted at the end.</summary>
@@ -153,7 +155,7 @@ public sealed class BenchTests
         public async Task<BenchResult> RunAsync(params string[] options)
         {
             Assert.Equal(0, await InvokeAsync(options));
-            return BenchReport.Read(Folder);
+            return ReportFiles.Read<BenchResult>(Folder);
         }
 
         public Task<int> InvokeAsync(params string[] options)

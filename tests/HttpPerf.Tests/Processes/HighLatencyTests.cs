@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using Bench.Latency;
+using Bench.Reports;
 using HttpPerf.Tests.Infrastructure;
 
 namespace HttpPerf.Tests.Processes;
@@ -32,8 +33,8 @@ public sealed class HighLatencyTests
             var bench = Bench.LocalSystem.LocalSystem.AssemblyPath("Bench", Bench.LocalSystem.LocalSystem.CurrentConfiguration);
             var run = await RunAsync("dotnet", [bench, "latency", "--rtt", $"{RoundTripMs}", "--requests", "2", "--products", "20000", "--out", output], TimeSpan.FromMinutes(8));
             Assert.True(run.ExitCode == 0, run.Output);
-            var result = LatencyResult.Read(output);
-            TestContext.Current.TestOutputHelper?.WriteLine(File.ReadAllText(Path.Combine(output, "report.md")));
+            var result = ReportFiles.Read<LatencyResult>(output);
+            TestContext.Current.TestOutputHelper?.WriteLine(File.ReadAllText(ReportFiles.MarkdownPath(output)));
 
             // The delay line: ping and a TCP connect take the round trip set (within 10%, and 5 ms more: the line is a
             // user-space process, and CI once saw a 20 ms path take 22.4 ms with a build running beside it), a bulk

@@ -1,4 +1,7 @@
+using System.Text.Json.Nodes;
+using System.Text.RegularExpressions;
 using Bench.Benches;
+using Bench.Latency;
 using Bench.Reports;
 using Bench.LocalSystem;
 using HttpPerf.Tests.Infrastructure;
@@ -11,29 +14,26 @@ public sealed class DocsTests
 {
     private static readonly string Root = LocalSystem.RepositoryRoot();
 
+    private static readonly string Results = Path.Combine(Root, "docs", "results");
+
     [Fact]
     public void Every_table_the_readme_and_docs_quote_matches_the_committed_report()
     {
-        var reports = BenchSnippets.Reports(Path.Combine(Root, "docs", "results"));
-        var report = reports(BenchSnippets.MainResults);
+        var reports = new CommittedReports(Results);
+        var report = reports.Read<BenchResult>(BenchSnippets.MainResults);
         var quoted = 0;
         foreach (var page in BenchSnippets.Pages(Root))
         {
             var text = File.ReadAllText(page);
             quoted += BenchSnippets.Names(text).Count;
             // Rendering every marked table anew from the committed report.json files must change nothing (bench --update-docs).
-            Assert.True(BenchSnippets.Update(text, reports, () => Bench.Latency.LatencyResult.Read(Path.Combine(Root, "docs", "results", BenchSnippets.LatencyResults)),
-                () => FaultBench.Read(Path.Combine(Root, "docs", "results", FaultBench.Results)),
-                () => ProtocolBench.Read(Path.Combine(Root, "docs", "results", ProtocolBench.Results)),
-                () => AsRunBench.Read(Path.Combine(Root, "docs", "results", AsRunBench.Results)),
-                MemoryBench.Renderer(Path.Combine(Root, "docs", "results", MemoryBench.Results)),
-                () => GrpcBench.Read(Path.Combine(Root, "docs", "results", GrpcBench.Results))) == text, $"{Path.GetRelativePath(Root, page)} quotes figures that differ from the committed reports under docs/results: run `dotnet run --project Bench -- bench --update-docs`.");
+            Assert.True(BenchSnippets.Update(text, reports) == text, $"{Path.GetRelativePath(Root, page)} quotes figures that differ from the committed reports under docs/results: run `dotnet run --project Bench -- bench --update-docs`.");
         }
 
         // Seed 003's table, at both round trips, from the committed `latency` report.
-        var latency = Bench.Latency.LatencyResult.Read(Path.Combine(Root, "docs", "results", BenchSnippets.LatencyResults));
+        var latency = reports.Read<LatencyResult>(LatencyExperiment.Results);
         Assert.Equal([100, 158], latency.Cases.Select(c => c.RoundTripMs).Distinct());
-        Assert.Contains(Bench.Latency.LatencyReport.RenderSeedTable(latency), File.ReadAllText(Path.Combine(Root, "docs", "pitfalls", "Catalog.WriteStrategy.md")));
+        Assert.Contains(LatencyReport.RenderSeedTable(latency), File.ReadAllText(Path.Combine(Root, "docs", "pitfalls", "Catalog.WriteStrategy.md")));
 
         var readme = File.ReadAllText(Path.Combine(Root, "README.md"));
         Assert.Contains("headline", BenchSnippets.Names(readme));
@@ -45,6 +45,90 @@ public sealed class DocsTests
         Assert.Contains("| streaming |", BenchSnippets.RenderPitfalls());
         Assert.True(quoted >= 10, $"{quoted} quoted tables");
     }
+
+    [Fact]
+    public void Every_page_quoting_a_report_shows_the_command_that_made_it()
+    {
+        // So that a reader can make the figures again: the command as the report says it, sudo and settings included,
+        // whole, as inline code (which may wrap) or as a line of a code block (which may end in a comment).
+        var reports = new CommittedReports(Results);
+        var missing = new List<string>();
+        foreach (var page in BenchSnippets.Pages(Root))
+        {
+            var text = File.ReadAllText(page);
+            var flat = Regex.Replace(text, @"\s+", " ");
+            foreach (var (folder, report) in BenchSnippets.Quoted(text))
+            {
+                var command = MadeBy.CommandIn(reports.Markdown(folder, report));
+                if (command is null || !(flat.Contains($"`{command}`", StringComparison.Ordinal)
+                    || Regex.IsMatch(text, $@"^\s*{Regex.Escape(command)}(\s+#.*)?$", RegexOptions.Multiline)))
+                {
+                    missing.Add($"{Path.GetRelativePath(Root, page)} quotes docs/results/{folder}/{report}.md but not its command, `{command}`");
+                }
+            }
+        }
+
+        Assert.True(missing.Count == 0, string.Join('\n', missing));
+    }
+
+    [Fact]
+    public async Task Every_committed_report_reads_back_whole()
+    {
+        // Each report.json under docs/results, read as its bench reads it and written again, still holds every figure it
+        // held: none lost to a name or a shape the reader does not know (an older report gains what was added since).
+        var reports = Directory.EnumerateFiles(Results, "*.json", SearchOption.AllDirectories).Order(StringComparer.Ordinal).ToList();
+        var differ = new List<string>();
+        foreach (var path in reports)
+        {
+            if (!await ReadsBackAsync(path))
+            {
+                differ.Add(Path.GetRelativePath(Root, path));
+            }
+        }
+
+        Assert.True(differ.Count == 0, $"read and written again, these differ: {string.Join(", ", differ)}");
+        Assert.True(reports.Count >= 20, $"{reports.Count} reports");
+    }
+
+    private static Task<bool> ReadsBackAsync(string path)
+    {
+        var folder = Path.GetDirectoryName(path)!;
+        var report = Path.GetFileNameWithoutExtension(path);
+        return (Path.GetFileName(folder), report) switch
+        {
+            (_, GcBench.Report) => ReadsBackAsync<IReadOnlyList<GcBench.Row>>(folder, report),
+            (_, MemoryBench.SoakReport) => ReadsBackAsync<MemoryBench.Soak>(folder, report),
+            (MemoryBench.Results, _) => ReadsBackAsync<MemoryBench.Result>(folder, report),
+            (LatencyExperiment.Results, _) => ReadsBackAsync<LatencyResult>(folder, report),
+            (FaultBench.Results, _) => ReadsBackAsync<IReadOnlyList<FaultBench.Row>>(folder, report),
+            (ProtocolBench.Results, _) => ReadsBackAsync<IReadOnlyList<ProtocolBench.Row>>(folder, report),
+            (var name, _) when name.StartsWith(GrpcBench.Results, StringComparison.Ordinal) => ReadsBackAsync<IReadOnlyList<GrpcBench.Row>>(folder, report),
+            (var name, _) when name.StartsWith(AsRunBench.Results, StringComparison.Ordinal) => ReadsBackAsync<AsRunBench.Result>(folder, report),
+            _ => ReadsBackAsync<BenchResult>(folder, report),
+        };
+    }
+
+    private static async Task<bool> ReadsBackAsync<T>(string folder, string report)
+    {
+        var again = Directory.CreateTempSubdirectory("httpperf-report-").FullName;
+        try
+        {
+            await ReportFiles.WriteAsync(again, report, ReportFiles.Read<T>(folder, report), "", TestContext.Current.CancellationToken);
+            return Holds(JsonNode.Parse(File.ReadAllText(Path.Combine(folder, $"{report}.json"))), JsonNode.Parse(File.ReadAllText(Path.Combine(again, $"{report}.json"))));
+        }
+        finally
+        {
+            Directory.Delete(again, recursive: true);
+        }
+    }
+
+    /// <summary>Whether <paramref name="written"/> has every property of <paramref name="read"/>, with the same value.</summary>
+    private static bool Holds(JsonNode? read, JsonNode? written) => (read, written) switch
+    {
+        (JsonObject r, JsonObject w) => r.All(p => w.TryGetPropertyValue(p.Key, out var value) && Holds(p.Value, value)),
+        (JsonArray r, JsonArray w) => r.Count == w.Count && r.Zip(w).All(p => Holds(p.First, p.Second)),
+        _ => JsonNode.DeepEquals(read, written),
+    };
 
     [Fact]
     public void The_readme_is_a_short_door_linking_a_page_per_pitfall()
