@@ -1,4 +1,5 @@
 using HttpPerf.AppHost.Containers;
+using Bench.Containers;
 using Bench.LocalSystem;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Configuration;
@@ -26,8 +27,8 @@ internal static class ReplicaFaults
         },
         container =>
         {
-            container.WithCommand(FreezeCommand, "Fault: freeze for 60 s", context => RunAsync(context, Pause(context, containers.Runtime), duration), Options(Freezes));
-            container.WithCommand(StarveCommand, "Fault: starve for 60 s", context => RunAsync(context, Throttle(context, containers.Runtime), duration), Options(Starves));
+            container.WithCommand(FreezeCommand, "Fault: freeze for 60 s", context => RunAsync(context, Pause(context, containers.Engine), duration), Options(Freezes));
+            container.WithCommand(StarveCommand, "Fault: starve for 60 s", context => RunAsync(context, Throttle(context, containers.Engine), duration), Options(Starves));
         });
     }
 
@@ -97,14 +98,14 @@ internal static class ReplicaFaults
         return new Fault("a cgroup's CPU quota (root only)", async () => undo = await ProcessFaults.StarveAsync(pid), () => undo?.Invoke() ?? Task.CompletedTask);
     }
 
-    private static Fault? Pause(ExecuteCommandContext context, string engine) =>
+    private static Fault? Pause(ExecuteCommandContext context, ContainerEngine engine) =>
         Property(context, "container.id") is { } id
-            ? new Fault($"{engine} pause", () => ProcessFaults.RunAsync(engine, "pause", id), () => ProcessFaults.RunAsync(engine, "unpause", id))
+            ? new Fault($"{engine.Program} pause", () => engine.RunAsync(["pause", id], CancellationToken.None), () => engine.RunAsync(["unpause", id], CancellationToken.None))
             : null;
 
-    private static Fault? Throttle(ExecuteCommandContext context, string engine) =>
+    private static Fault? Throttle(ExecuteCommandContext context, ContainerEngine engine) =>
         Property(context, "container.id") is { } id
-            ? new Fault($"{engine} update --cpus 0.1", () => ProcessFaults.RunAsync(engine, "update", "--cpus", "0.1", id), () => ProcessFaults.RunAsync(engine, "update", "--cpus", "0", id))
+            ? new Fault($"{engine.Program} update --cpus 0.1", () => engine.RunAsync(["update", "--cpus", "0.1", id], CancellationToken.None), () => engine.RunAsync(["update", "--cpus", "0", id], CancellationToken.None))
             : null;
 
     private static int? Pid(ExecuteCommandContext context) =>

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Text.Json;
+using Bench.Containers;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 
@@ -19,22 +20,18 @@ internal sealed partial class ContainerExits(ContainerSettings settings, Distrib
 {
     private readonly Dictionary<string, int> _exits = [];
 
+    private readonly ContainerEngine _engine = settings.Engine;
+
     protected override async Task ExecuteAsync(CancellationToken stoppingToken)
     {
         // Podman names the event "died" and writes JSON lines with --format json; Docker names it "die" and needs a template.
         string[] arguments = settings.Runtime == "podman"
             ? ["events", "--filter", "type=container", "--filter", "event=died", "--format", "json"]
             : ["events", "--filter", "type=container", "--filter", "event=die", "--format", "{{json .}}"];
-        var start = new ProcessStartInfo(settings.Runtime) { RedirectStandardOutput = true, RedirectStandardError = true };
-        foreach (var argument in arguments)
-        {
-            start.ArgumentList.Add(argument);
-        }
-
         Process events;
         try
         {
-            events = Process.Start(start) ?? throw new InvalidOperationException($"{settings.Runtime} did not start");
+            events = _engine.Start(arguments);
         }
         catch (Exception error) when (error is InvalidOperationException or System.ComponentModel.Win32Exception)
         {
@@ -69,19 +66,8 @@ internal sealed partial class ContainerExits(ContainerSettings settings, Distrib
         });
     }
 
-    private async Task<bool> OomKilledAsync(string container, CancellationToken cancellationToken)
-    {
-        var start = new ProcessStartInfo(settings.Runtime, ["inspect", "--format", "{{.State.OOMKilled}}", container]) { RedirectStandardOutput = true, RedirectStandardError = true };
-        using var inspect = Process.Start(start);
-        if (inspect is null)
-        {
-            return false;
-        }
-
-        var output = await inspect.StandardOutput.ReadToEndAsync(cancellationToken);
-        await inspect.WaitForExitAsync(cancellationToken);
-        return output.Trim() == "true";
-    }
+    private async Task<bool> OomKilledAsync(string container, CancellationToken cancellationToken) =>
+        (await _engine.TryRunAsync(["inspect", "--format", "{{.State.OOMKilled}}", container], cancellationToken)).Output.Trim() == "true";
 
     // A container is named after its resource: "catalog-1", or "gateway-abcdefgh" (DCP's suffix) for a single one.
     private IResource? Resource(string container) => model.Resources.OfType<ContainerResource>()

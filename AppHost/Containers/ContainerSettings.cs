@@ -1,3 +1,4 @@
+using Bench.Containers;
 using Microsoft.Extensions.Configuration;
 
 namespace HttpPerf.AppHost.Containers;
@@ -23,6 +24,12 @@ internal sealed record ContainerSettings(bool Enabled, string Runtime, string? B
     public string[] RuntimeArgs { get; init; } = [];
 
     public const string Switch = "--containers";
+
+    /// <summary>
+    /// <see cref="Runtime"/>'s command line, for what the AppHost asks of the engine itself (its image builds, the volumes,
+    /// the containers' exits, the fault commands). No time limit on a command: the AppHost's stop cancels a pending one.
+    /// </summary>
+    public ContainerEngine Engine => new(Runtime, Timeout.InfiniteTimeSpan);
 
     /// <summary>
     /// The AppHost's arguments with <see cref="Switch"/> as the setting it stands for. The command line's configuration

@@ -1,6 +1,8 @@
 using System.Diagnostics;
 using System.Security.Cryptography;
 using System.Text;
+using Bench.Containers;
+using Bench.LocalSystem;
 using Microsoft.Extensions.Logging;
 
 namespace HttpPerf.AppHost.Containers;
@@ -21,6 +23,8 @@ internal sealed class ServiceImages(ContainerSettings settings, string repositor
     // What a build or a run leaves in a project's folder (.gitignore): never part of an image's sources.
     private static readonly HashSet<string> IgnoredFolders = ["bin", "obj", "App_Data", ".data", "TestResults"];
     private static readonly HashSet<string> IgnoredExtensions = [".db", ".db-shm", ".db-wal", ".user"];
+
+    private readonly ContainerEngine _engine = settings.Engine;
 
     /// <summary>Builds, one after the other (two cores), every image of <paramref name="projects"/> that is missing or stale.</summary>
     public async Task EnsureAsync(IEnumerable<ServiceImage> projects, CancellationToken cancellationToken)
@@ -46,20 +50,21 @@ internal sealed class ServiceImages(ContainerSettings settings, string repositor
 
             // How it is built is part of the hash (the project's path is not: a clone elsewhere builds the same image).
             var hash = SourceHash(project.ProjectDirectory, arguments.Where(a => a != project.ProjectDirectory));
-            var built = await RunAsync(settings.Runtime, ["image", "inspect", "--format", $"{{{{index .Config.Labels \"{SourceLabel}\"}}}}", project.Reference], cancellationToken);
-            if (built.ExitCode == 0 && built.Output.Trim() == hash)
+            var built = await _engine.TryRunAsync(["image", "inspect", "--format", $"{{{{index .Config.Labels \"{SourceLabel}\"}}}}", project.Reference], cancellationToken);
+            if (built.Succeeded && built.Output.Trim() == hash)
             {
                 logger.LogInformation("Image {Image} is up to date", project.Reference);
                 continue;
             }
 
-            logger.LogInformation("Building image {Image} with the .NET SDK ({Why})", project.Reference, built.ExitCode == 0 ? "sources changed" : "missing");
+            logger.LogInformation("Building image {Image} with the .NET SDK ({Why})", project.Reference, built.Succeeded ? "sources changed" : "missing");
             var stopwatch = Stopwatch.StartNew();
             arguments.Add($"-p:HttpPerfSourceHash={hash}");
-            var publish = await RunAsync("dotnet", arguments, cancellationToken);
-            if (publish.ExitCode != 0)
+            // No time limit: the AppHost's stop cancels a build, which then stops rather than run on unseen.
+            var publish = await ProgramRun.RunAsync("dotnet", arguments, Timeout.InfiniteTimeSpan, cancellationToken);
+            if (!publish.Succeeded)
             {
-                throw new InvalidOperationException($"Building the image {project.Reference} failed (dotnet {string.Join(' ', arguments)}):\n{publish.Output}");
+                throw new InvalidOperationException($"Building the image {project.Reference} failed: {publish.Failure}");
             }
 
             logger.LogInformation("Built image {Image} in {Seconds:F1} s", project.Reference, stopwatch.Elapsed.TotalSeconds);
@@ -76,12 +81,12 @@ internal sealed class ServiceImages(ContainerSettings settings, string repositor
     {
         foreach (var (volume, image) in volumes)
         {
-            var chown = await RunAsync(settings.Runtime,
+            var chown = await _engine.TryRunAsync(
                 ["run", "--rm", "--network=none", "--user=0", "--entrypoint=chown", "-v", $"{volume.Name}:{volume.Path}", image.Reference, "app:app", volume.Path],
                 cancellationToken);
-            if (chown.ExitCode != 0)
+            if (!chown.Succeeded)
             {
-                throw new InvalidOperationException($"Giving the volume {volume.Name} to the app user of {image.Reference} failed:\n{chown.Output}");
+                throw new InvalidOperationException($"Giving the volume {volume.Name} to the app user of {image.Reference} failed: {chown.Failure}");
             }
 
             logger.LogInformation("Volume {Volume} belongs to the app user of {Image}", volume.Name, image.Reference);
@@ -108,31 +113,6 @@ internal sealed class ServiceImages(ContainerSettings settings, string repositor
         }
 
         return Convert.ToHexStringLower(sha.GetHashAndReset())[..16];
-    }
-
-    private static async Task<(int ExitCode, string Output)> RunAsync(string program, IEnumerable<string> arguments, CancellationToken cancellationToken)
-    {
-        var start = new ProcessStartInfo(program) { RedirectStandardOutput = true, RedirectStandardError = true };
-        foreach (var argument in arguments)
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        using var process = Process.Start(start) ?? throw new InvalidOperationException($"{program} did not start");
-        var output = process.StandardOutput.ReadToEndAsync(cancellationToken);
-        var error = process.StandardError.ReadToEndAsync(cancellationToken);
-        try
-        {
-            await process.WaitForExitAsync(cancellationToken);
-        }
-        catch (OperationCanceledException)
-        {
-            // The AppHost stopped while an image was built: the build stops too, rather than run on unseen.
-            process.Kill(entireProcessTree: true);
-            throw;
-        }
-
-        return (process.ExitCode, await output + await error);
     }
 }
 

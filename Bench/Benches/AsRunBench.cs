@@ -269,7 +269,13 @@ public static class AsRunBench
             return new RunningSystem(local.Gateway.BaseAddress, local.DisposeAsync);
         }
 
-        var apphost = await AppHostProcess.StartAsync(phase == Containers, options.Configuration, [], cancellationToken);
+        if (phase == Containers)
+        {
+            var system = await ContainerModeSystem.StartAsync(options.Configuration, [], cancellationToken);
+            return new RunningSystem(AppHostProcess.Gateway, system.DisposeAsync);
+        }
+
+        var apphost = await AppHostProcess.StartAsync(containers: false, options.Configuration, [], cancellationToken);
         return new RunningSystem(AppHostProcess.Gateway, apphost.DisposeAsync);
     }
 

@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Net.Http.Json;
 using System.Text;
 using System.Text.Json;
+using Bench.Sampling;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults.Telemetry;
 using static System.FormattableString;
@@ -41,8 +42,8 @@ public static class GcBench
         foreach (var (gc, environment) in Settings)
         {
             progress($"{gc}: starting the AppHost in container mode");
-            await using var system = await ContainerSystem.StartAsync(options.Configuration, environment.Select(e => $"--Containers:Environment:{e}"), cancellationToken);
-            var (gateway, engine, names) = (system.Gateway, system.Engine, system.Names);
+            await using var system = await ContainerModeSystem.StartAsync(options.Configuration, environment.Select(e => $"--Containers:Environment:{e}"), cancellationToken);
+            var (gateway, engine, names) = (system.Gateway, system.Engine, system.Containers);
             var replicas = new List<(string Service, string Container, int Port)>();
             foreach (var service in Services)
             {
@@ -78,7 +79,7 @@ public static class GcBench
                 progress($"{gc}: {name}, 16 in flight");
                 foreach (var replica in replicas)
                 {
-                    ContainerEngine.ResetPeak(ContainerEngine.MemoryCgroup((await engine.InspectAsync(replica.Container, cancellationToken)).Pid));
+                    MemoryCgroup.ResetPeak(MemoryCgroup.Of((await engine.InspectAsync(replica.Container, cancellationToken)).Pid));
                 }
 
                 var before = await ReadAsync();
@@ -103,7 +104,7 @@ public static class GcBench
                 foreach (var replica in replicas)
                 {
                     var state = await engine.InspectAsync(replica.Container, cancellationToken);
-                    peak = Math.Max(peak, (ContainerEngine.PeakBytes(ContainerEngine.MemoryCgroup(state.Pid)) ?? 0) / 1048576.0);
+                    peak = Math.Max(peak, (MemoryCgroup.PeakBytes(MemoryCgroup.Of(state.Pid)) ?? 0) / 1048576.0);
                     limit = Math.Max(limit, state.MemoryLimit / 1048576.0);
                 }
 

@@ -1,10 +1,10 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Net.Http.Json;
-using System.Security.Cryptography;
 using System.Text;
 using System.Text.Json;
-using System.Text.RegularExpressions;
+using Bench.Containers;
+using Bench.Sampling;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults.Telemetry;
 using LoadGen.Load;
@@ -58,8 +58,8 @@ public static partial class MemoryBench
     public static async Task<Result> RunAsync(Options options, Action<string> progress, CancellationToken cancellationToken)
     {
         progress("starting the AppHost in container mode (images built first when stale)");
-        await using var system = await ContainerSystem.StartAsync(options.Configuration, [], cancellationToken);
-        var (gateway, admin, engine, names) = (system.Gateway, system.Admin, system.Engine, system.Names);
+        await using var system = await ContainerModeSystem.StartAsync(options.Configuration, [], cancellationToken);
+        var (gateway, engine, names) = (system.Gateway, system.Engine, system.Containers);
         var limits = new Dictionary<string, double>();
         foreach (var (service, containers) in names)
         {
@@ -75,7 +75,7 @@ public static partial class MemoryBench
             string? stored = null;
             if (lesson.Request == Request.Download)
             {
-                await SetFlagsAsync(admin, lesson.Flag, PerfMode.Optimized, cancellationToken);
+                await system.SetFlagsAsync(lesson.Flag, PerfMode.Optimized, cancellationToken);
                 stored = await SyntheticFileContent.StoreAsync(gateway, fileBytes, cancellationToken);
             }
 
@@ -84,7 +84,7 @@ public static partial class MemoryBench
                 // Fresh replicas for each rung, as the bench's phases have fresh processes: a heap the rung before grew
                 // (the GC keeps what it took until it needs to give it back) would be charged to this one.
                 await RestartAsync(engine, names[lesson.Service], gateway, cancellationToken);
-                await SetFlagsAsync(admin, lesson.Flag, rung, cancellationToken);
+                await system.SetFlagsAsync(lesson.Flag, rung, cancellationToken);
                 foreach (var inFlight in options.InFlight)
                 {
                     progress(Invariant($"{lesson.Flag} {rung}, {inFlight} in flight"));
@@ -101,12 +101,12 @@ public static partial class MemoryBench
 
             if (stored is not null)
             {
-                await SetFlagsAsync(admin, lesson.Flag, PerfMode.Optimized, cancellationToken);
+                await system.SetFlagsAsync(lesson.Flag, PerfMode.Optimized, cancellationToken);
                 using var deleted = await gateway.DeleteAsync($"/api/uploads/{stored}", cancellationToken);
             }
         }
 
-        await SetFlagsAsync(admin, flag: null, PerfMode.Optimized, cancellationToken);
+        await system.SetFlagsAsync(flag: null, PerfMode.Optimized, cancellationToken);
         return new Result(engine.Program, limits, points, notes);
     }
 
@@ -127,15 +127,15 @@ public static partial class MemoryBench
     public static async Task<Soak> SoakAsync(Options options, TimeSpan duration, Action<string> progress, CancellationToken cancellationToken)
     {
         progress("starting the AppHost in container mode (images built first when stale)");
-        await using var system = await ContainerSystem.StartAsync(options.Configuration, [], cancellationToken);
-        var (gateway, engine, names) = (system.Gateway, system.Engine, system.Names);
+        await using var system = await ContainerModeSystem.StartAsync(options.Configuration, [], cancellationToken);
+        var (gateway, engine, names) = (system.Gateway, system.Engine, system.Containers);
         var replicas = names.SelectMany(n => n.Value.Select(container => (Service: n.Key, Container: container))).ToList();
         var before = new Dictionary<string, ContainerState>();
         var ports = new Dictionary<string, int>();
         foreach (var (_, container) in replicas)
         {
             before[container] = await engine.InspectAsync(container, cancellationToken);
-            ContainerEngine.ResetPeak(ContainerEngine.MemoryCgroup(before[container].Pid));
+            MemoryCgroup.ResetPeak(MemoryCgroup.Of(before[container].Pid));
             ports[container] = await engine.HostPortAsync(container, 8080, cancellationToken);
         }
 
@@ -160,7 +160,7 @@ public static partial class MemoryBench
             {
                 var after = await engine.InspectAsync(container, cancellationToken);
                 restarts += after.Restarts - before[container].Restarts + (after.Status == "running" ? 0 : 1);
-                peak = Math.Max(peak, (ContainerEngine.PeakBytes(ContainerEngine.MemoryCgroup(after.Pid)) ?? 0) / 1048576.0);
+                peak = Math.Max(peak, (MemoryCgroup.PeakBytes(MemoryCgroup.Of(after.Pid)) ?? 0) / 1048576.0);
                 limit = after.MemoryLimit / 1048576.0;
             }
 
@@ -208,8 +208,8 @@ public static partial class MemoryBench
         foreach (var replica in replicas)
         {
             before[replica] = await engine.InspectAsync(replica, cancellationToken);
-            cgroups[replica] = ContainerEngine.MemoryCgroup(before[replica].Pid);
-            if (!ContainerEngine.ResetPeak(cgroups[replica]) && !notes.Contains(Unresettable))
+            cgroups[replica] = MemoryCgroup.Of(before[replica].Pid);
+            if (!MemoryCgroup.ResetPeak(cgroups[replica]) && !notes.Contains(Unresettable))
             {
                 notes.Add(Unresettable);
             }
@@ -252,7 +252,7 @@ public static partial class MemoryBench
             oomKilled += after.OomKilled ? 1 : 0;
             if (after.Pid == before[replica].Pid)
             {
-                peak = Math.Max(peak, ContainerEngine.PeakBytes(cgroups[replica]) ?? 0);
+                peak = Math.Max(peak, MemoryCgroup.PeakBytes(cgroups[replica]) ?? 0);
             }
         }
 
@@ -329,54 +329,6 @@ public static partial class MemoryBench
 
         // The Gateway's active health check (every 5 s) and Frontend.Api's choice take a restarted replica back.
         await Task.Delay(TimeSpan.FromSeconds(6), cancellationToken);
-    }
-
-    /// <summary>Every flag optimized, then <paramref name="flag"/> at <paramref name="rung"/>, through the Gateway's admin API; waits until it is served.</summary>
-    internal static async Task SetFlagsAsync(HttpClient admin, string? flag, string rung, CancellationToken cancellationToken)
-    {
-        (await admin.PutAsJsonAsync("/admin/flags/", PerfMode.Optimized, cancellationToken)).EnsureSuccessStatusCode();
-        if (flag is not null)
-        {
-            (await admin.PutAsJsonAsync($"/admin/flags/{flag}", rung, cancellationToken)).EnsureSuccessStatusCode();
-        }
-
-        var clock = Stopwatch.StartNew();
-        while (clock.Elapsed < TimeSpan.FromSeconds(10))
-        {
-            var flags = await admin.GetFromJsonAsync<List<FlagRow>>("/admin/flags/", cancellationToken);
-            if (flags!.All(f => f.Serving == (f.Flag == flag ? rung : PerfMode.Optimized)))
-            {
-                break;
-            }
-
-            await Task.Delay(200, cancellationToken);
-        }
-
-        // Every replica takes a flip within a second (Redis): the one the admin API asked is one of them.
-        await Task.Delay(TimeSpan.FromSeconds(1.5), cancellationToken);
-    }
-
-    private sealed record FlagRow(string Flag, string? Serving);
-
-    /// <summary>The containers of each service, by the names the AppHost gives them: <c>catalog-1</c>, <c>catalog-2</c>, or <c>gateway-abcdefgh</c> for one replica.</summary>
-    internal static async Task<Dictionary<string, IReadOnlyList<string>>> ContainerNamesAsync(CancellationToken cancellationToken, ContainerEngine? engine = null)
-    {
-        var listed = new List<string>();
-        foreach (var program in engine is null ? new[] { Environment.GetEnvironmentVariable("ASPIRE_CONTAINER_RUNTIME"), "podman", "docker" }.OfType<string>().Distinct() : [engine.Program])
-        {
-            try
-            {
-                listed.AddRange((await new ContainerEngine(program).RunAsync(["ps", "--format", "{{.Names}}"], cancellationToken)).Split('\n', StringSplitOptions.RemoveEmptyEntries));
-            }
-            catch (Exception error) when (error is InvalidOperationException or System.ComponentModel.Win32Exception)
-            {
-                // Not this engine.
-            }
-        }
-
-        return Lessons.Select(l => l.Service).Distinct().ToDictionary(
-            service => service,
-            service => (IReadOnlyList<string>)[.. listed.Where(name => Regex.IsMatch(name, $"^{service}(-[0-9]+|-[a-z]{{8}})?$")).Order(StringComparer.Ordinal)]);
     }
 
     /// <summary>report.md: how the points were measured, by <paramref name="command"/>, then every lesson's.</summary>
@@ -516,58 +468,5 @@ internal sealed class RuntimeSampler : IAsyncDisposable
         await _stop.CancelAsync();
         await _sampling;
         _stop.Dispose();
-    }
-}
-
-/// <summary>
-/// The AppHost in container mode, as the memory benches start it: with an admin key of their own (so they can set
-/// flags), a client of the Gateway and one of its admin API, the engine that runs the containers, and each service's
-/// containers by name.
-/// </summary>
-internal sealed class ContainerSystem : IAsyncDisposable
-{
-    private readonly AppHostProcess _apphost;
-
-    private ContainerSystem(AppHostProcess apphost, string adminKey, ContainerEngine engine, Dictionary<string, IReadOnlyList<string>> names)
-    {
-        _apphost = apphost;
-        Admin.DefaultRequestHeaders.Add("X-Admin-Key", adminKey);
-        Engine = engine;
-        Names = names;
-    }
-
-    public HttpClient Gateway { get; } = new() { BaseAddress = AppHostProcess.Gateway, Timeout = TimeSpan.FromMinutes(5) };
-
-    public HttpClient Admin { get; } = new() { BaseAddress = AppHostProcess.Gateway };
-
-    public ContainerEngine Engine { get; }
-
-    public Dictionary<string, IReadOnlyList<string>> Names { get; }
-
-    /// <summary>Starts it with the AppHost's <paramref name="settings"/> besides the key, every flag optimized.</summary>
-    public static async Task<ContainerSystem> StartAsync(string configuration, IEnumerable<string> settings, CancellationToken cancellationToken)
-    {
-        var adminKey = Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(24));
-        var apphost = await AppHostProcess.StartAsync(containers: true, configuration, [$"--Parameters:{SystemContract.AdminKeyParameter}={adminKey}", .. settings], cancellationToken);
-        try
-        {
-            var names = await MemoryBench.ContainerNamesAsync(cancellationToken);
-            var engine = await ContainerEngine.FindAsync(names[SystemContract.Gateway][0], cancellationToken);
-            var system = new ContainerSystem(apphost, adminKey, engine, names);
-            await MemoryBench.SetFlagsAsync(system.Admin, flag: null, PerfMode.Optimized, cancellationToken);
-            return system;
-        }
-        catch
-        {
-            await apphost.DisposeAsync();
-            throw;
-        }
-    }
-
-    public async ValueTask DisposeAsync()
-    {
-        Gateway.Dispose();
-        Admin.Dispose();
-        await _apphost.DisposeAsync();
     }
 }

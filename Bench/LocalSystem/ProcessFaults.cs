@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Globalization;
 
 namespace Bench.LocalSystem;
@@ -68,19 +67,9 @@ public static class ProcessFaults
         };
     }
 
-    /// <summary>Runs a program to its end; a non-zero exit throws, with what it wrote to stderr.</summary>
-    public static async Task RunAsync(string program, params string[] arguments)
-    {
-        using var process = Process.Start(new ProcessStartInfo(program, arguments) { RedirectStandardError = true, RedirectStandardOutput = true })
-            ?? throw new InvalidOperationException($"{program} did not start.");
-        var error = process.StandardError.ReadToEndAsync();
-        await process.StandardOutput.ReadToEndAsync();
-        await process.WaitForExitAsync();
-        if (process.ExitCode != 0)
-        {
-            throw new InvalidOperationException($"{program} {string.Join(' ', arguments)} exited with {process.ExitCode}: {(await error).Trim()}");
-        }
-    }
+    /// <summary>Runs a program to its end; a non-zero exit throws, with what it printed.</summary>
+    public static async Task RunAsync(string program, params string[] arguments) =>
+        (await ProgramRun.RunAsync(program, arguments, Timeout.InfiniteTimeSpan, CancellationToken.None)).EnsureSucceeded();
 
     /// <summary><paramref name="pid"/> and every process below it, from each process's parent in /proc/&lt;pid&gt;/stat.</summary>
     public static IReadOnlyList<int> WithDescendants(int pid)

@@ -92,7 +92,7 @@ internal static class DashboardPage
     }
 
     /// <summary>The newest trace with a span named <paramref name="span"/> from <paramref name="resource"/>, found through the dashboard's telemetry API.</summary>
-    public static async Task<string> TraceWithSpanAsync(IDashboardAppHost system, string resource, string span, CancellationToken cancellationToken)
+    public static async Task<string> TraceWithSpanAsync(AppHostUnderTest system, string resource, string span, CancellationToken cancellationToken)
     {
         using var dashboard = DashboardSpans.Client(system);
         var clock = Stopwatch.StartNew();

@@ -16,7 +16,7 @@ public static class DashboardSpans
     }
 
     /// <summary>A client of the dashboard's telemetry API, with its key; <paramref name="timeout"/> for long answers.</summary>
-    public static HttpClient Client(IDashboardAppHost appHost, TimeSpan? timeout = null)
+    public static HttpClient Client(AppHostUnderTest appHost, TimeSpan? timeout = null)
     {
         var client = new HttpClient { BaseAddress = appHost.Dashboard };
         client.DefaultRequestHeaders.Add("x-api-key", appHost.DashboardApiKey);

@@ -1,57 +1,48 @@
-extern alias AppHostAssembly;
-
 using Aspire.Hosting.ApplicationModel;
 using Aspire.Hosting.Testing;
 using Aspire.Hosting;
+using Bench.Containers;
 using HttpPerf.ServiceDefaults.Contract;
-using HttpPerf.ServiceDefaults;
 using HttpPerf.Tests.Infrastructure;
-using Microsoft.Extensions.DependencyInjection;
 
 namespace HttpPerf.Tests.Containers;
 
 /// <summary>
-/// The real AppHost in container mode (<c>-- --containers</c>), started by Aspire.Hosting.Testing with the dashboard
-/// on: every service from its image (built first when missing or stale, as a user's run does), two replicas each of
-/// Catalog.Api, Frontend.Api and Uploads.Api, Redis for the flags. Settings of the test's own: a 2,000-product catalog
-/// (<see cref="ProductCount"/>), an uploads volume of its own (removed at the end), a Redis without a data volume (the
-/// developer's flags stay untouched), the admin key and the dashboard's keys. Where no container engine answers,
-/// <see cref="Unavailable"/> says why and the tests skip.
+/// The real AppHost in container mode (<c>-- --containers</c>, <see cref="AppHostUnderTest"/>): every service from its
+/// image (built first when missing or stale, as a user's run does), two replicas each of Catalog.Api, Frontend.Api and
+/// Uploads.Api, Redis for the flags. Settings of the test's own: a 2,000-product catalog (<see cref="ProductCount"/>), an
+/// uploads volume of its own (removed at the end), a Redis without a data volume (the developer's flags stay
+/// untouched). Where no container engine answers, <see cref="Unavailable"/> says why and the tests skip.
 /// </summary>
-public class ContainerModeFixture : IDashboardAppHost
+public class ContainerModeFixture : AppHostUnderTest
 {
     public const int Replicas = 2;
 
-    /// <summary>Images built (first run: about 40 s), nine containers started and seeded on two cores.</summary>
-    public static readonly TimeSpan StartTimeout = TimeSpan.FromMinutes(8);
-
     public static readonly string[] Replicated = [SystemContract.Catalog, SystemContract.Frontend, SystemContract.Uploads];
 
-    /// <summary>The engine the AppHost runs its containers on: the machine's own (Podman where both answer).</summary>
-    public virtual string? Engine => ContainerEngine.Name;
+    private readonly Lazy<ContainerEngine?> _engine;
 
-    public virtual string? Unavailable => ContainerEngine.Unavailable;
+    /// <summary>A start has 8 min: images built (first run: about 40 s), nine containers started and seeded on two cores.</summary>
+    public ContainerModeFixture()
+        : base(startTimeout: TimeSpan.FromMinutes(8), stopTimeout: TimeSpan.FromMinutes(2))
+    {
+        _engine = new(FindEngine);
+    }
 
-    /// <summary>More of the AppHost's settings, after the fixture's own.</summary>
-    protected virtual IEnumerable<string> Settings => [];
+    /// <summary>
+    /// The engine the AppHost runs its containers on, which the tests ask too: the machine's own
+    /// (<see cref="ContainerEngine.Answering"/>: <c>ASPIRE_CONTAINER_RUNTIME</c>'s where set, else Podman where both answer).
+    /// </summary>
+    public ContainerEngine Engine => _engine.Value ?? throw new InvalidOperationException(Unavailable);
+
+    public override string? Unavailable => _engine.Value is null
+        ? "No container engine answers here (podman info, docker info): run eng/containers/setup.sh as root on Debian (docs/deploy.md)."
+        : null;
 
     /// <summary>The catalog's products: 2,000 (fast to seed and to serve), or null for the AppHost's default size.</summary>
     protected virtual int? ProductCount => 2000;
 
-    public DistributedApplication App { get; private set; } = null!;
-
-    public string AdminKey { get; } = $"test-admin-key-{Guid.NewGuid():N}";
-
     public string UploadsVolume { get; } = $"httpperf-test-uploads-{Guid.NewGuid():N}";
-
-    public Uri Dashboard { get; private set; } = null!;
-
-    public string DashboardApiKey { get; } = $"test-dashboard-key-{Guid.NewGuid():N}";
-
-    /// <summary>The token of the dashboard's login URL, as the AppHost prints it.</summary>
-    public string BrowserToken { get; } = $"test-browser-token-{Guid.NewGuid():N}";
-
-    public HttpClient Gateway { get; private set; } = null!;
 
     /// <summary>The resources container mode makes of a replicated service: catalog-1, catalog-2.</summary>
     public static IReadOnlyList<string> ReplicasOf(string service) =>
@@ -64,28 +55,20 @@ public class ContainerModeFixture : IDashboardAppHost
     /// <summary>The engine's id of each running container, by resource, read from the resources' snapshots.</summary>
     public Dictionary<string, string> ContainerIds { get; } = [];
 
-    public ResourceCommandService Commands => App.Services.GetRequiredService<ResourceCommandService>();
+    /// <summary>The engine to run on, asked once; null where it does not answer.</summary>
+    protected virtual ContainerEngine? FindEngine() => ContainerEngine.Answering;
 
-    public async ValueTask InitializeAsync()
+    protected override IEnumerable<string> Settings =>
+    [
+        "--AppHost:Containers=true",
+        $"--Parameters:replicas={Replicas}",
+        $"--Containers:UploadsVolume={UploadsVolume}",
+    ];
+
+    protected override IReadOnlyList<string> AwaitedHealthy => Containers;
+
+    protected override void Configure(IDistributedApplicationTestingBuilder builder)
     {
-        if (Unavailable is not null)
-        {
-            return;
-        }
-
-        using var timeout = new CancellationTokenSource(StartTimeout);
-        var builder = await DistributedApplicationTestingBuilder.CreateAsync<AppHostAssembly::Projects.AppHost>(
-            [
-                "--AppHost:Containers=true",
-                $"--Parameters:replicas={Replicas}",
-                $"--Parameters:{SystemContract.AdminKeyParameter}={AdminKey}",
-                $"--Containers:UploadsVolume={UploadsVolume}",
-                .. AppHost.AppHostFixture.DashboardArgs(DashboardApiKey, BrowserToken),
-                .. Settings,
-            ],
-            (application, _) => application.DisableDashboard = false,
-            timeout.Token);
-        builder.KeepLogs();
         foreach (var catalog in ProductCount is null ? [] : ReplicasOf(SystemContract.Catalog))
         {
             builder.CreateResourceBuilder<ContainerResource>(catalog).WithEnvironment(SystemContract.CatalogProductCount, ProductCount.ToString());
@@ -97,19 +80,14 @@ public class ContainerModeFixture : IDashboardAppHost
         {
             redis.Annotations.Remove(mount);
         }
+    }
 
-        App = await builder.BuildAsync(timeout.Token);
-        foreach (var ready in await App.StartHealthyAsync(Containers, StartTimeout, CancellationToken.None))
+    protected override void OnStarted(IReadOnlyList<ResourceEvent> healthy)
+    {
+        foreach (var (resource, id) in Property(healthy, "container.id"))
         {
-            if (ready.Snapshot.Properties.FirstOrDefault(p => p.Name == "container.id")?.Value is { } id)
-            {
-                ContainerIds[ready.Resource.Name] = id.ToString()!;
-            }
+            ContainerIds[resource] = id.ToString()!;
         }
-
-        Dashboard = App.GetEndpoint("aspire-dashboard", "http");
-        Gateway = App.CreateHttpClient(SystemContract.Gateway);
-        Gateway.Timeout = TimeSpan.FromSeconds(60);
     }
 
     /// <summary>
@@ -119,28 +97,13 @@ public class ContainerModeFixture : IDashboardAppHost
     /// </summary>
     public HttpClient Replica(string resource) => new(new SocketsHttpHandler()) { BaseAddress = App.GetEndpoint(resource, "http") };
 
-    public async ValueTask DisposeAsync()
+    protected override void OnStopped()
     {
-        GC.SuppressFinalize(this);
-        Gateway?.Dispose();
-        if (App is not null)
-        {
-            using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(2));
-            try
-            {
-                await App.StopAsync(timeout.Token);
-            }
-            finally
-            {
-                await App.DisposeAsync();
-            }
-        }
-
         if (Unavailable is null)
         {
             try
             {
-                ContainerEngine.RunWith(Engine!, "volume", "rm", "--force", UploadsVolume);
+                Engine.Run("volume", "rm", "--force", UploadsVolume);
             }
             catch (InvalidOperationException)
             {

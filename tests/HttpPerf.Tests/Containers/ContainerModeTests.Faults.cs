@@ -27,8 +27,8 @@ public sealed partial class ContainerModeTests
         var running = load.RunAsync(system.Gateway, Paths, perSecond: 10, TimeSpan.FromSeconds(25), Cancel);
         await Task.Delay(TimeSpan.FromSeconds(5), Cancel);
         var fault = load.Now;
-        ContainerEngine.Run("kill", system.ContainerIds["catalog-1"]);
-        ContainerEngine.Run("kill", system.ContainerIds["frontend-1"]);
+        system.Engine.Run("kill", system.ContainerIds["catalog-1"]);
+        system.Engine.Run("kill", system.ContainerIds["frontend-1"]);
         await running;
         Report("kill catalog-1 and frontend-1", load, fault);
 
@@ -60,7 +60,7 @@ public sealed partial class ContainerModeTests
     {
         SkipWithoutEngine();
         var id = system.ContainerIds["catalog-1"];
-        var (load, at) = await FaultAsync("pause catalog-1 for 20 s", () => ContainerEngine.Run("pause", id), () => ContainerEngine.Run("unpause", id));
+        var (load, at) = await FaultAsync("pause catalog-1 for 20 s", () => system.Engine.Run("pause", id), () => system.Engine.Run("unpause", id));
         await AssertTakesTrafficAsync("catalog-1", "/api/catalog/products");
 
         // The product list, with Frontend.Replicas optimized (every flag's default): its Catalog call hedged to catalog-2
@@ -80,14 +80,14 @@ public sealed partial class ContainerModeTests
         var network = NetworkOf(id);
         await FaultAsync(
             "network disconnect catalog-1 for 20 s",
-            () => ContainerEngine.Run("network", "disconnect", network, id),
+            () => system.Engine.Run("network", "disconnect", network, id),
             () =>
             {
                 // Back under the names Aspire gave it (a disconnect drops them), unless DCP, which keeps each
                 // container on the network it was given, has connected it again already.
                 if (NetworkOf(id) != network)
                 {
-                    ContainerEngine.Run("network", "connect", "--alias", "catalog-1", "--alias", "catalog-1.dev.internal", network, id);
+                    system.Engine.Run("network", "connect", "--alias", "catalog-1", "--alias", "catalog-1.dev.internal", network, id);
                 }
             });
         try
@@ -122,17 +122,17 @@ public sealed partial class ContainerModeTests
             // (eng/containers/setup.sh), so the engine's SIGTERM reaches Redis, which saves and exits at once, not after
             // the engine's 10 s, killed.
             var stopping = System.Diagnostics.Stopwatch.StartNew();
-            ContainerEngine.Run("restart", flags);
+            system.Engine.Run("restart", flags);
             var restarted = stopping.Elapsed;
             await Task.Delay(TimeSpan.FromSeconds(5), Cancel);
             stopping.Restart();
-            ContainerEngine.Run("stop", flags);
+            system.Engine.Run("stop", flags);
             var stopped = stopping.Elapsed;
             Assert.True(restarted < TimeSpan.FromSeconds(5) && stopped < TimeSpan.FromSeconds(5), $"Redis restarted in {restarted.TotalSeconds:F1} s, stopped in {stopped.TotalSeconds:F1} s: an image whose sh stays PID 1? (run eng/containers/setup.sh again)");
             await Task.Delay(TimeSpan.FromSeconds(10), Cancel);
             // Still the last flags, Redis gone.
             await AssertEveryCatalogServesAsync(PerfMode.Naive);
-            ContainerEngine.Run("start", flags);
+            system.Engine.Run("start", flags);
             await running;
             Report("Redis restarted, then stopped for 10 s", load, fault);
             Assert.DoesNotContain(load.Exchanges, e => e.Status != 200);
@@ -153,7 +153,7 @@ public sealed partial class ContainerModeTests
         }
         finally
         {
-            ContainerEngine.Run("start", flags);
+            system.Engine.Run("start", flags);
             await Poll.UntilAsync(async () => (await system.Commands.ExecuteCommandAsync(SystemContract.Gateway, $"all-flags-{PerfMode.Optimized}", Cancel)).Success, TimeSpan.FromSeconds(30), TimeSpan.FromSeconds(1));
         }
     }
@@ -180,7 +180,7 @@ public sealed partial class ContainerModeTests
         using var wait = CancellationTokenSource.CreateLinkedTokenSource(Cancel);
         var upload = first.SendAsync(request, wait.Token);
         await Task.Delay(TimeSpan.FromSeconds(2), Cancel);
-        ContainerEngine.Run("kill", system.ContainerIds["uploads-1"]);
+        system.Engine.Run("kill", system.ContainerIds["uploads-1"]);
         wait.CancelAfter(TimeSpan.FromSeconds(20));
         var status = 0;
         try
@@ -207,7 +207,7 @@ public sealed partial class ContainerModeTests
 
         // Back, the replica (a new container, so a new instance) clears what the dead one left in .incoming.
         await RestartAsync("uploads-1");
-        var volume = ContainerEngine.Run("volume", "inspect", "--format", "{{.Mountpoint}}", system.UploadsVolume).Trim();
+        var volume = system.Engine.Run("volume", "inspect", "--format", "{{.Mountpoint}}", system.UploadsVolume).Trim();
         // The volume is the data directory itself (Uploads__DataDirectory is its mount point).
         var leftovers = Directory.GetFiles(Path.Combine(volume, ".incoming"), "*", SearchOption.AllDirectories)
             .Where(f => Path.GetFileName(f) != ".lock").ToList();
@@ -300,11 +300,11 @@ public sealed partial class ContainerModeTests
     }
 
     // The network the container is on now (one, Aspire's session network), or nothing while it is cut off.
-    private static string NetworkOf(string id) =>
-        ContainerEngine.Run("inspect", "--format", "{{range $name, $_ := .NetworkSettings.Networks}}{{$name}}{{end}}", id).Trim();
+    private string NetworkOf(string id) =>
+        system.Engine.Run("inspect", "--format", "{{range $name, $_ := .NetworkSettings.Networks}}{{$name}}{{end}}", id).Trim();
 
     private long SentBytes(string replica) =>
-        ContainerEngine.Run("exec", system.ContainerIds[replica], "cat", "/proc/net/dev")
+        system.Engine.Run("exec", system.ContainerIds[replica], "cat", "/proc/net/dev")
             .Split('\n')
             .Where(line => line.TrimStart().StartsWith("eth", StringComparison.Ordinal))
             .Sum(line => long.Parse(line.Split(':')[1].Split(' ', StringSplitOptions.RemoveEmptyEntries)[8], System.Globalization.CultureInfo.InvariantCulture));

@@ -36,7 +36,7 @@ public sealed partial class ContainerModeTests(ContainerModeFixture system) : IC
             Assert.Equal(KnownResourceStates.Running, state.Snapshot.State?.Text);
             Assert.Equal(HealthStatus.Healthy, state.Snapshot.HealthStatus);
             Assert.True(system.ContainerIds.TryGetValue(name, out var id), $"{name}: no container id in its snapshot");
-            var inspected = ContainerEngine.Run("inspect", "--format", "{{.Config.Image}}|{{.Config.User}}|{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", id).Trim().Split('|');
+            var inspected = system.Engine.Run("inspect", "--format", "{{.Config.Image}}|{{.Config.User}}|{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", id).Trim().Split('|');
             addresses[name] = inspected[2];
             if (name != SystemContract.FlagsConnectionName)
             {
@@ -59,8 +59,8 @@ public sealed partial class ContainerModeTests(ContainerModeFixture system) : IC
         {
             // The image each replica runs, as the SDK built it: its own environment, not what the AppHost adds.
             var container = system.ContainerIds.First(c => c.Key == service || c.Key.StartsWith($"{service}-", StringComparison.Ordinal)).Value;
-            var image = ContainerEngine.Run("inspect", "--format", "{{.Image}}", container).Trim();
-            var environment = JsonSerializer.Deserialize<string[]>(ContainerEngine.Run("image", "inspect", "--format", "{{json .Config.Env}}", image))!;
+            var image = system.Engine.Run("inspect", "--format", "{{.Image}}", container).Trim();
+            var environment = JsonSerializer.Deserialize<string[]>(system.Engine.Run("image", "inspect", "--format", "{{json .Config.Env}}", image))!;
             if (service == SystemContract.Gateway)
             {
                 Assert.Contains($"{SystemContract.InlineSocketCompletions}=1", environment);
@@ -77,10 +77,10 @@ public sealed partial class ContainerModeTests(ContainerModeFixture system) : IC
         // Every Uploads.Api replica mounts the shared volume at its data path, not at the app user's home, and may write there.
         foreach (var replica in ContainerModeFixture.ReplicasOf(SystemContract.Uploads))
         {
-            var mounts = JsonSerializer.Deserialize<JsonElement[]>(ContainerEngine.Run("inspect", "--format", "{{json .Mounts}}", system.ContainerIds[replica]))!;
+            var mounts = JsonSerializer.Deserialize<JsonElement[]>(system.Engine.Run("inspect", "--format", "{{json .Mounts}}", system.ContainerIds[replica]))!;
             var volume = Assert.Single(mounts, m => m.GetProperty("Type").GetString() == "volume");
             Assert.Equal((system.UploadsVolume, SystemContract.UploadsContainerDataPath), (volume.GetProperty("Name").GetString(), volume.GetProperty("Destination").GetString()));
-            Assert.Equal("app 0", ContainerEngine.Run("exec", system.ContainerIds[replica], "sh", "-c", $"stat -c %U {SystemContract.UploadsContainerDataPath}; test -w {SystemContract.UploadsContainerDataPath}; echo $?").ReplaceLineEndings(" ").Trim());
+            Assert.Equal("app 0", system.Engine.Run("exec", system.ContainerIds[replica], "sh", "-c", $"stat -c %U {SystemContract.UploadsContainerDataPath}; test -w {SystemContract.UploadsContainerDataPath}; echo $?").ReplaceLineEndings(" ").Trim());
         }
     }
 
@@ -170,7 +170,7 @@ public sealed partial class ContainerModeTests(ContainerModeFixture system) : IC
             var limit = limits[service] * 1024L * 1024;
             foreach (var replica in ContainerModeFixture.ReplicasOf(service))
             {
-                var host = ContainerEngine.Run("inspect", "--format", "{{.HostConfig.Memory}} {{.HostConfig.MemorySwap}} {{.HostConfig.RestartPolicy.Name}}", system.ContainerIds[replica]).Trim();
+                var host = system.Engine.Run("inspect", "--format", "{{.HostConfig.Memory}} {{.HostConfig.MemorySwap}} {{.HostConfig.RestartPolicy.Name}}", system.ContainerIds[replica]).Trim();
                 Assert.Equal($"{limit} {limit} on-failure", host);
                 using var client = system.Replica(replica);
                 var counters = await client.GetFromJsonAsync<RuntimeCounters>(SystemContract.RuntimePath, Cancel);
@@ -210,7 +210,7 @@ public sealed partial class ContainerModeTests(ContainerModeFixture system) : IC
         }
 
         Assert.Equal(restartsBefore, uploads.Select(Restarts).ToList());
-        Assert.All(uploads, replica => Assert.Equal("running", ContainerEngine.Run("inspect", "--format", "{{.State.Status}}", system.ContainerIds[replica]).Trim()));
+        Assert.All(uploads, replica => Assert.Equal("running", system.Engine.Run("inspect", "--format", "{{.State.Status}}", system.ContainerIds[replica]).Trim()));
         await Task.Delay(TimeSpan.FromSeconds(1.5), Cancel);
         using (var whole = await system.Gateway.GetAsync($"/api/uploads/{id}", HttpCompletionOption.ResponseHeadersRead, Cancel))
         {
@@ -237,7 +237,7 @@ public sealed partial class ContainerModeTests(ContainerModeFixture system) : IC
             .ToDictionary(service => service.Name, service => service.Value.GetProperty("MemoryMiB").GetInt32());
     }
 
-    private int Restarts(string replica) => int.Parse(ContainerEngine.Run("inspect", "--format", "{{.RestartCount}}", system.ContainerIds[replica]).Trim(), System.Globalization.CultureInfo.InvariantCulture);
+    private int Restarts(string replica) => int.Parse(system.Engine.Run("inspect", "--format", "{{.RestartCount}}", system.ContainerIds[replica]).Trim(), System.Globalization.CultureInfo.InvariantCulture);
 
     [Fact]
     public async Task LoadGen_started_from_its_command_brings_traffic_through_the_Gateway()
@@ -314,7 +314,7 @@ public sealed partial class ContainerModeTests(ContainerModeFixture system) : IC
         SkipWithoutEngine();
         foreach (var service in new[] { SystemContract.Catalog, SystemContract.Frontend, SystemContract.Uploads, SystemContract.Gateway })
         {
-            var image = ContainerEngine.Run("inspect", "--format", "{{.Image}}", system.ContainerIds.First(c => c.Key == service || c.Key.StartsWith($"{service}-", StringComparison.Ordinal)).Value).Trim();
+            var image = system.Engine.Run("inspect", "--format", "{{.Image}}", system.ContainerIds.First(c => c.Key == service || c.Key.StartsWith($"{service}-", StringComparison.Ordinal)).Value).Trim();
             var (http1, http2) = (Ports.Free(), Ports.Free());
             // Alone, outside the AppHost: where the image may write, and no flags store (every flag at its default).
             List<string> run = ["run", "-d", "--rm", "-p", $"127.0.0.1:{http1}:9090", "-e", "ASPNETCORE_HTTP_PORTS=9090",
@@ -324,13 +324,13 @@ public sealed partial class ContainerModeTests(ContainerModeFixture system) : IC
                 run.AddRange(["-p", $"127.0.0.1:{http2}:9091", "-e", $"{SystemContract.Http2Port}=9091"]);
             }
 
-            var container = ContainerEngine.Run([.. run, image]).Trim();
+            var container = system.Engine.Run([.. run, image]).Trim();
             try
             {
                 using var client = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{http1}") };
                 var answered = await Poll.UntilAsync(() => AnswersAsync(client), TimeSpan.FromSeconds(60), TimeSpan.FromMilliseconds(250));
                 // Read once: Kestrel logs its addresses, and any override of them, as it starts.
-                var log = ContainerEngine.Run("logs", container);
+                var log = system.Engine.Run("logs", container);
                 Assert.True(answered, $"{service}'s image with ASPNETCORE_HTTP_PORTS=9090 did not answer on 9090 within 60 s: {log}");
                 Assert.DoesNotContain("Overriding", log, StringComparison.Ordinal);
                 if (service != SystemContract.Gateway)
@@ -342,7 +342,7 @@ public sealed partial class ContainerModeTests(ContainerModeFixture system) : IC
             }
             finally
             {
-                ContainerEngine.Run("rm", "-f", container);
+                system.Engine.Run("rm", "-f", container);
             }
         }
     }

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Bench.Containers;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
 using HttpPerf.Tests.AppHost;
@@ -20,6 +21,8 @@ namespace HttpPerf.Tests.Containers;
 [Trait(Kind.Name, Kind.Containers)]
 public sealed class DockerEngineTests
 {
+    private static readonly ContainerEngine Docker = new("docker");
+
     private static CancellationToken Cancel => TestContext.Current.CancellationToken;
 
     [Fact]
@@ -95,7 +98,7 @@ public sealed class DockerEngineTests
     private static async Task NaiveProductListsMeetTheMemoryLimitAsync(ContainerModeFixture system, string whole)
     {
         var frontends = ContainerModeFixture.ReplicasOf(SystemContract.Frontend);
-        var restarts = frontends.Select(f => ContainerEngine.RunWith("docker", "inspect", "--format", "{{.RestartCount}}", system.ContainerIds[f]).Trim()).ToList();
+        var restarts = frontends.Select(f => Docker.Run("inspect", "--format", "{{.RestartCount}}", system.ContainerIds[f])).ToList();
         var naive = await system.Commands.ExecuteCommandAsync(frontends[0], $"{Pitfalls.FrontendCatalogClient}-{PerfMode.Naive}", Cancel);
         Assert.True(naive.Success, naive.Message);
         try
@@ -122,7 +125,7 @@ public sealed class DockerEngineTests
         var optimized = await Http.GetAsync(system.Gateway, "/api/products", PerfMode.Optimized);
         Assert.Equal(200, optimized.Status);
         Assert.True(optimized.Body.Length > 20_000_000, $"{optimized.Body.Length} bytes");
-        Assert.Equal(restarts, frontends.Select(f => ContainerEngine.RunWith("docker", "inspect", "--format", "{{.RestartCount}}", system.ContainerIds[f]).Trim()).ToList());
+        Assert.Equal(restarts, frontends.Select(f => Docker.Run("inspect", "--format", "{{.RestartCount}}", system.ContainerIds[f])).ToList());
     }
 
     /// <summary>
@@ -150,26 +153,26 @@ public sealed class DockerEngineTests
 
     private static List<string> RestartCounts(ContainerModeFixture system) =>
         [.. SystemContract.Services.SelectMany(s => ContainerModeFixture.ReplicasOf(s.Name)).Where(system.ContainerIds.ContainsKey)
-            .Select(r => $"{r} {ContainerEngine.RunWith("docker", "inspect", "--format", "{{.RestartCount}} {{.State.Status}}", system.ContainerIds[r]).Trim()}")];
+            .Select(r => $"{r} {Docker.Run("inspect", "--format", "{{.RestartCount}} {{.State.Status}}", system.ContainerIds[r])}")];
 
     private static bool Exists(string id) =>
-        ContainerEngine.RunWith("docker", "ps", "-a", "-q", "--no-trunc", "--filter", $"id={id}").Trim().Length > 0;
+        Docker.Run("ps", "-a", "-q", "--no-trunc", "--filter", $"id={id}").Length > 0;
 
     private static string[] Networks() =>
-        ContainerEngine.RunWith("docker", "network", "ls", "--format", "{{.Name}}").Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+        Docker.Run("network", "ls", "--format", "{{.Name}}").Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
 
     /// <summary>The container-mode fixture on Docker Engine, whichever engine the machine's settings name.</summary>
     private sealed class DockerModeFixture : ContainerModeFixture
     {
-        public override string? Engine => "docker";
-
         // The whole catalog, as a user's: the naive product list meets the memory limit only at its full size.
         protected override int? ProductCount => null;
 
-        public override string? Unavailable => ContainerEngine.Answers("docker")
+        public override string? Unavailable => base.Unavailable is null
             ? null
             : "Docker Engine does not answer here (docker info): run eng/containers/setup.sh as root on Debian, which installs docker.io and starts dockerd (docs/deploy.md).";
 
-        protected override IEnumerable<string> Settings => ["--ASPIRE_CONTAINER_RUNTIME=docker"];
+        protected override ContainerEngine? FindEngine() => Docker.Answers() ? Docker : null;
+
+        protected override IEnumerable<string> Settings => [.. base.Settings, "--ASPIRE_CONTAINER_RUNTIME=docker"];
     }
 }

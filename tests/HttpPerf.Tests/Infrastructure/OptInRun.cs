@@ -19,7 +19,7 @@ public sealed class OptInRun : IAsyncDisposable
 
     private Chromium.BrowserSession? _browser;
 
-    private IDashboardAppHost? _appHost;
+    private AppHostUnderTest? _appHost;
 
     private bool _started;
 
@@ -45,7 +45,7 @@ public sealed class OptInRun : IAsyncDisposable
 
     /// <summary>Starts <paramref name="appHost"/> (where it cannot run here, the test skips saying why); the run stops it.</summary>
     public async Task<TAppHost> StartAsync<TAppHost>(TAppHost appHost)
-        where TAppHost : IDashboardAppHost
+        where TAppHost : AppHostUnderTest
     {
         Assert.SkipWhen(appHost.Unavailable is not null, appHost.Unavailable ?? "");
         _appHost = appHost;
@@ -56,7 +56,7 @@ public sealed class OptInRun : IAsyncDisposable
 
     /// <summary><see cref="StartAsync"/>, then <see cref="LogInAsync"/>: the AppHost, and a page of its dashboard.</summary>
     public async Task<(TAppHost AppHost, IPage Page)> StartAndLogInAsync<TAppHost>(TAppHost appHost)
-        where TAppHost : IDashboardAppHost
+        where TAppHost : AppHostUnderTest
     {
         await StartAsync(appHost);
         return (appHost, await LogInAsync());
