@@ -17,6 +17,9 @@ public static class LatencyReport
         text.AppendLine();
         text.AppendLine("## The path");
         text.AppendLine();
+        text.AppendLine("With no rate set, the bulk download is what the line itself, a user-space process, carries on this machine at that");
+        text.AppendLine("round trip; the rate set at the same round trip is at most half of it, so that a limit that did not hold would show.");
+        text.AppendLine();
         text.AppendLine("| round trip set ms | rate set Mbit/s | ping ms | TCP connect ms | bulk download Mbit/s |");
         text.AppendLine("|---:|---:|---:|---:|---:|");
         foreach (var path in result.Paths)
