@@ -1,4 +1,5 @@
 using HttpPerf.Analyzers;
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.Tests.Infrastructure;
 using HttpPerf.Analyzers.CodeFixes;
 
@@ -6,6 +7,7 @@ namespace HttpPerf.Tests.Analyzers;
 
 /// <summary>HP0001's two fixes, each output compared whole; and no fix where the rewrite would not be safe.</summary>
 [Trait(Kind.Name, Kind.Analyzers)]
+[Lesson(Pitfalls.FrontendCatalogClient)]
 public sealed class CodeFixTests
 {
     [Fact]

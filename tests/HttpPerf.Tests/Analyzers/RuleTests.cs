@@ -1,4 +1,5 @@
 using HttpPerf.Analyzers;
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.Tests.Infrastructure;
 
 namespace HttpPerf.Tests.Analyzers;
@@ -28,6 +29,7 @@ public sealed class RuleTests
         """;
 
     [Fact]
+    [Lesson(Pitfalls.FrontendCatalogClient)]
     public Task CatalogClient_flags_a_string_or_bytes_read_whole_then_deserialized() => RuleHarness.AnalyzeAsync<CatalogClientAnalyzer>(Usings + """
         public record Product(int Id);
         public record Page(List<Product> Items, int Total);
@@ -57,6 +59,7 @@ public sealed class RuleTests
         """);
 
     [Fact]
+    [Lesson(Pitfalls.FrontendCatalogClient)]
     public Task CatalogClient_flags_a_buffered_GetAsync_or_SendAsync_whose_content_is_deserialized() => RuleHarness.AnalyzeAsync<CatalogClientAnalyzer>(Usings + """
         public record Product(int Id);
 
@@ -78,6 +81,7 @@ public sealed class RuleTests
         """);
 
     [Fact]
+    [Lesson(Pitfalls.FrontendCatalogClient)]
     public Task CatalogClient_leaves_streamed_reads_and_guarded_small_reads_alone() => RuleHarness.AnalyzeAsync<CatalogClientAnalyzer>(Usings + """
         public record Product(int Id);
         public record Health(string Status);
@@ -126,6 +130,7 @@ public sealed class RuleTests
         """);
 
     [Fact]
+    [Lesson(Pitfalls.CatalogSerialization)]
     public Task Serialization_flags_buffering_Newtonsoft_formatters_and_a_list_written_as_one_string() => RuleHarness.AnalyzeAsync<SerializationAnalyzer>(Usings + """
         public record Product(int Id);
 
@@ -144,6 +149,7 @@ public sealed class RuleTests
         """);
 
     [Fact]
+    [Lesson(Pitfalls.CatalogSerialization)]
     public Task Serialization_leaves_unbuffered_formatters_one_object_and_serialized_strings_not_written_alone() => RuleHarness.AnalyzeAsync<SerializationAnalyzer>(Usings + """
         public record Product(int Id);
 
@@ -163,6 +169,7 @@ public sealed class RuleTests
         """);
 
     [Fact]
+    [Lesson(Pitfalls.CatalogWriteStrategy)]
     public Task WriteStrategy_flags_a_flush_on_every_pass_of_a_loop() => RuleHarness.AnalyzeAsync<WriteStrategyAnalyzer>(Usings + """
         public static class Export
         {
@@ -188,6 +195,7 @@ public sealed class RuleTests
         """);
 
     [Fact]
+    [Lesson(Pitfalls.CatalogWriteStrategy)]
     public Task WriteStrategy_leaves_a_conditional_flush_a_flush_after_the_loop_and_server_sent_events_alone() => RuleHarness.AnalyzeAsync<WriteStrategyAnalyzer>(Usings + """
         public static class Export
         {
@@ -240,6 +248,7 @@ public sealed class RuleTests
         """);
 
     [Fact]
+    [Lesson(Pitfalls.UploadsReader)]
     public Task UploadsReader_flags_bound_files_and_a_form_read_for_its_files() => RuleHarness.AnalyzeAsync<UploadsReaderAnalyzer>(Usings + """
         public static class Uploads
         {
@@ -275,6 +284,7 @@ public sealed class RuleTests
         """);
 
     [Fact]
+    [Lesson(Pitfalls.UploadsReader)]
     public Task UploadsReader_leaves_a_form_read_for_its_fields_and_streamed_multipart_alone() => RuleHarness.AnalyzeAsync<UploadsReaderAnalyzer>(Usings + """
         public static class Forms
         {
@@ -299,6 +309,7 @@ public sealed class RuleTests
         """);
 
     [Fact]
+    [Lesson(Pitfalls.UploadsDownload)]
     public Task Download_flags_a_file_read_whole_and_sent() => RuleHarness.AnalyzeAsync<DownloadAnalyzer>(Usings + """
         public static class Downloads
         {
@@ -328,6 +339,7 @@ public sealed class RuleTests
         """);
 
     [Fact]
+    [Lesson(Pitfalls.UploadsDownload)]
     public Task Download_leaves_path_results_and_bytes_not_sent_alone() => RuleHarness.AnalyzeAsync<DownloadAnalyzer>(Usings + """
         public static class Downloads
         {
@@ -348,6 +360,7 @@ public sealed class RuleTests
         """);
 
     [Fact]
+    [Lesson(Pitfalls.GatewayBuffering)]
     public Task Buffering_flags_a_middleware_that_holds_bodies() => RuleHarness.AnalyzeAsync<BufferingAnalyzer>(Usings + """
         public sealed class LoggingMiddleware(RequestDelegate next)
         {
@@ -378,6 +391,7 @@ public sealed class RuleTests
         """);
 
     [Fact]
+    [Lesson(Pitfalls.GatewayBuffering)]
     public Task Buffering_leaves_a_streaming_middleware_and_an_endpoint_that_reads_its_own_body_alone() => RuleHarness.AnalyzeAsync<BufferingAnalyzer>(Usings + """
         public sealed class TimingMiddleware(RequestDelegate next)
         {
@@ -403,6 +417,7 @@ public sealed class RuleTests
         """);
 
     [Fact]
+    [Lesson(Pitfalls.FrontendReplicas)]
     public Task Replicas_flags_the_template_defaults_as_info_and_leaves_hedging_and_undiscovered_clients_alone() => RuleHarness.AnalyzeAsync<ReplicasAnalyzer>(Usings + """
         public static class Defaults
         {
@@ -424,6 +439,7 @@ public sealed class RuleTests
         """);
 
     [Fact]
+    [Lesson(Pitfalls.FrontendGrpc)]
     public Task Grpc_flags_a_receive_limit_raised_or_removed_and_leaves_the_default_and_lower_alone() => RuleHarness.AnalyzeAsync<GrpcAnalyzer>(Usings + """
         using Grpc.AspNetCore.Server;
         using Grpc.Net.Client;

@@ -37,6 +37,7 @@ public sealed class CatalogWriterTests : IDisposable
     private readonly string _folder = Directory.CreateTempSubdirectory("catalog-writers-").FullName;
 
     [Theory]
+    [Lesson(Pitfalls.CatalogSerialization)]
     [InlineData(PerfMode.Naive)]
     [InlineData(PerfMode.Streaming)]
     [InlineData(PerfMode.Optimized)]
@@ -56,6 +57,7 @@ public sealed class CatalogWriterTests : IDisposable
     }
 
     [Fact]
+    [Lesson(Pitfalls.FrontendGrpc)]
     public async Task The_grpc_stream_encodes_Google_Protobufs_bytes_and_the_Frontend_reads_the_products_back()
     {
         var store = Seed();

@@ -5,6 +5,7 @@ using Frontend.Api.Grpc;
 using Google.Protobuf;
 using Grpc.Core;
 using HttpPerf.Catalog.Grpc;
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.Tests.Infrastructure;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.DependencyInjection;
@@ -17,6 +18,7 @@ namespace HttpPerf.Tests.Lessons;
 /// status becomes before the list has begun (docs/pitfalls/Frontend.Grpc.md).
 /// </summary>
 [Trait(Kind.Name, Kind.Lessons)]
+[Lesson(Pitfalls.FrontendGrpc)]
 public sealed class GrpcMessageTests
 {
     [Fact]

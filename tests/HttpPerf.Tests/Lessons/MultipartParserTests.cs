@@ -7,6 +7,7 @@ using Microsoft.AspNetCore.Http;
 using Uploads.Api.Reader;
 using Uploads.Api.Storage;
 using Uploads.Api;
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.Tests.Infrastructure;
 using UploadReceipt = Uploads.Api.Storage.UploadReceipt;
 
@@ -19,6 +20,7 @@ namespace HttpPerf.Tests.Lessons;
 /// receipts and stored bytes, or the same problem (status and title), and no folder left in progress.
 /// </summary>
 [Trait(Kind.Name, Kind.Lessons)]
+[Lesson(Pitfalls.UploadsReader)]
 public sealed class MultipartParserTests : IAsyncLifetime
 {
     private const string Boundary = "----parser-test-boundary";

@@ -15,6 +15,7 @@ namespace HttpPerf.Tests.Lessons;
 /// text, and a body that arrives one byte at a time, so every product is cut at every possible place.
 /// </summary>
 [Trait(Kind.Name, Kind.Lessons)]
+[Lesson(Pitfalls.FrontendCatalogClient)]
 public sealed class ProductStreamingTests
 {
     private static readonly CatalogProduct[] Tricky =

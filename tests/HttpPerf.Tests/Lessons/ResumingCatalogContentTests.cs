@@ -4,6 +4,7 @@ using Frontend.Api.CatalogClient;
 using Frontend.Api.Replicas;
 using HttpPerf.ServiceDefaults.Hedging;
 using HttpPerf.ServiceDefaults.Http;
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.Tests.Infrastructure;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
@@ -19,6 +20,7 @@ namespace HttpPerf.Tests.Lessons;
 /// of the body a fill) and as the Gateway relays (coalescing, some reads left running: <see cref="ResumingCatalogContent{TOptions}.Coalesces"/>).
 /// </summary>
 [Trait(Kind.Name, Kind.Lessons)]
+[Lesson(Pitfalls.FrontendReplicas)]
 public sealed class ResumingCatalogContentTests
 {
     private static readonly CatalogProduct[] Products =

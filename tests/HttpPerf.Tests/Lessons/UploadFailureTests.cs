@@ -1,5 +1,6 @@
 using System.Text;
 using HttpPerf.ServiceDefaults.Selection;
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.Tests.Infrastructure;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.HttpResults;
@@ -15,6 +16,7 @@ namespace HttpPerf.Tests.Lessons;
 /// in every rung, with nothing left in progress. In process: the real handler and readers on a temp folder.
 /// </summary>
 [Trait(Kind.Name, Kind.Lessons)]
+[Lesson(Pitfalls.UploadsReader)]
 public sealed class UploadFailureTests : IAsyncLifetime
 {
     private const string Boundary = "----failure-test-boundary";

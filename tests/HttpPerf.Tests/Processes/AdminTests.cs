@@ -90,6 +90,7 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
     }
 
     [Fact]
+    [Lesson(Pitfalls.UploadsReader)]
     public async Task The_upload_reader_takes_each_rung_live_and_every_rung_stores_the_same_sha256()
     {
         var bytes = System.Security.Cryptography.RandomNumberGenerator.GetBytes(1024 * 1024 + 7);

@@ -9,6 +9,7 @@ namespace HttpPerf.Tests.Processes;
 public sealed class CatalogPathTests(SmallSystemFixture fixture)
 {
     [Fact]
+    [Lesson(Pitfalls.CatalogSerialization)]
     public async Task Catalog_rungs_send_the_same_bytes()
     {
         var (naive, optimized) = await Http.GetInBothModesAsync(fixture.Gateway, "/api/catalog/products");
@@ -31,6 +32,7 @@ public sealed class CatalogPathTests(SmallSystemFixture fixture)
     }
 
     [Fact]
+    [Lesson(Pitfalls.CatalogWriteStrategy)]
     public async Task Export_modes_send_the_same_csv_row_for_row()
     {
         var (naive, optimized) = await Http.GetInBothModesAsync(fixture.Gateway, "/api/catalog/export");
@@ -50,6 +52,7 @@ public sealed class CatalogPathTests(SmallSystemFixture fixture)
     }
 
     [Fact]
+    [Lesson(Pitfalls.FrontendCatalogClient)]
     public async Task Product_rungs_return_the_same_bytes_and_name_every_hop()
     {
         var (naive, optimized) = await Http.GetInBothModesAsync(fixture.Gateway, "/api/products");
@@ -67,6 +70,7 @@ public sealed class CatalogPathTests(SmallSystemFixture fixture)
     }
 
     [Fact]
+    [Lesson(Pitfalls.FrontendCatalogClient)]
     public async Task Products_are_mapped_from_the_catalog_not_copied()
     {
         var catalog = (await Http.GetAsync(fixture.Gateway, "/api/catalog/products")).Json<List<CatalogProduct>>();

@@ -15,6 +15,7 @@ namespace HttpPerf.Tests.Processes;
 /// </summary>
 [Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
+[Lesson(Pitfalls.UploadsReader)]
 public sealed class DiskFullTests : IAsyncLifetime
 {
     private const int DiskBytes = 24 * 1024 * 1024;

@@ -83,6 +83,7 @@ public sealed class FaultTests
     }
 
     [Theory]
+    [Lesson(Pitfalls.UploadsReader)]
     [InlineData("optimized")]
     [InlineData("naive")]
     public async Task Killing_uploads_mid_upload_loses_no_acknowledged_file_and_leaves_no_partial_one(string mode)
@@ -132,6 +133,7 @@ public sealed class FaultTests
     }
 
     [Theory]
+    [Lesson(Pitfalls.GatewayUpstream)]
     [InlineData("optimized")]
     [InlineData("naive")]
     public async Task Killing_uploads_under_a_slow_upload_answers_502_not_the_clients_400(string upstream)

@@ -1,3 +1,4 @@
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.Tests.Infrastructure;
 
 namespace HttpPerf.Tests.Processes;
@@ -5,6 +6,9 @@ namespace HttpPerf.Tests.Processes;
 /// <summary>At the default catalog size (about 25 MB): both modes deliver the same products, as JSON and over gRPC.</summary>
 [Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
+[Lesson(Pitfalls.CatalogSerialization)]
+[Lesson(Pitfalls.FrontendCatalogClient)]
+[Lesson(Pitfalls.FrontendGrpc)]
 public sealed class FullSizeTests(FullSizeSystemFixture fixture)
 {
     [Fact]

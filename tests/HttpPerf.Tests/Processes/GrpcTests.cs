@@ -14,6 +14,7 @@ namespace HttpPerf.Tests.Processes;
 /// </summary>
 [Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
+[Lesson(Pitfalls.FrontendGrpc)]
 public sealed class GrpcTests
 {
     private static CancellationToken Cancel => TestContext.Current.CancellationToken;

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using Bench.Latency;
 using Bench.Reports;
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.Tests.Infrastructure;
 
 namespace HttpPerf.Tests.Processes;
@@ -15,6 +16,7 @@ namespace HttpPerf.Tests.Processes;
 /// </summary>
 [Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
+[Lesson(Pitfalls.CatalogWriteStrategy)]
 public sealed class HighLatencyTests
 {
     private const int RoundTripMs = 100;

@@ -16,6 +16,7 @@ namespace HttpPerf.Tests.Processes;
 /// </summary>
 [Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
+[Lesson(Pitfalls.FrontendReplicas)]
 public sealed class MidBodyFreezeTests
 {
     private const int Freezes = 10;

@@ -17,6 +17,7 @@ namespace HttpPerf.Tests.Processes;
 /// </summary>
 [Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
+[Lesson(Pitfalls.UploadsDownload)]
 public sealed class OutOfMemoryTests : IAsyncLifetime
 {
     private const long HeapLimit = 64L * 1024 * 1024;

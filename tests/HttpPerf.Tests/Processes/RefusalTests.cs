@@ -16,6 +16,7 @@ namespace HttpPerf.Tests.Processes;
 /// </summary>
 [Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
+[Lesson(Pitfalls.GatewayUpstream)]
 public sealed class RefusalTests(RefusalTests.RefusalSystem fixture) : IClassFixture<RefusalTests.RefusalSystem>
 {
     private const int MaxFileBytes = 4 * 1024 * 1024;
@@ -63,6 +64,7 @@ public sealed class RefusalTests(RefusalTests.RefusalSystem fixture) : IClassFix
     }
 
     [Theory]
+    [Lesson(Pitfalls.UploadsReader)]
     [MemberData(nameof(Rungs))]
     public async Task A_file_over_the_limit_gets_413_within_2_s_of_the_limit_crossed(string rung)
     {
@@ -73,6 +75,7 @@ public sealed class RefusalTests(RefusalTests.RefusalSystem fixture) : IClassFix
     }
 
     [Theory]
+    [Lesson(Pitfalls.UploadsReader)]
     [MemberData(nameof(Rungs))]
     public async Task A_refused_type_in_the_first_part_gets_415_within_2_s(string rung)
     {
@@ -85,6 +88,7 @@ public sealed class RefusalTests(RefusalTests.RefusalSystem fixture) : IClassFix
     }
 
     [Theory]
+    [Lesson(Pitfalls.UploadsReader)]
     [MemberData(nameof(Rungs))]
     public async Task An_upload_past_the_storage_quota_gets_507_within_2_s_of_the_quota_crossed(string rung)
     {

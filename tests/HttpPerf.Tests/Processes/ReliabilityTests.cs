@@ -1,5 +1,6 @@
 using System.Security.Cryptography;
 using Bench.Sampling;
+using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.Tests.Infrastructure;
 using LoadGen.Load;
 
@@ -97,6 +98,7 @@ public sealed class ReliabilityTests(FullSizeSystemFixture fixture)
     }
 
     [Theory]
+    [Lesson(Pitfalls.GatewayBuffering)]
     [InlineData("optimized", true)]
     [InlineData("naive", false)]
     public async Task A_slow_reader_holds_the_catalog_back_only_when_every_hop_streams(string mode, bool heldBack)

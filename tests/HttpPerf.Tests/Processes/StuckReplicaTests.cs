@@ -14,6 +14,7 @@ namespace HttpPerf.Tests.Processes;
 /// </summary>
 [Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
+[Lesson(Pitfalls.FrontendReplicas)]
 public sealed class StuckReplicaTests
 {
     private static readonly string[] Products = ["/api/products"];

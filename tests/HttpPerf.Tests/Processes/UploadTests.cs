@@ -19,6 +19,8 @@ public sealed class UploadTests(SmallSystemFixture fixture)
     private static CancellationToken Cancel => TestContext.Current.CancellationToken;
 
     [Theory]
+    [Lesson(Pitfalls.UploadsReader)]
+    [Lesson(Pitfalls.UploadsDownload)]
     [MemberData(nameof(Modes))]
     public async Task An_upload_round_trips_its_sha256_in_both_download_modes(string mode)
     {
@@ -47,6 +49,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
     }
 
     [Fact]
+    [Lesson(Pitfalls.UploadsReader)]
     public async Task Every_rung_stores_the_same_bytes_under_the_same_sha256()
     {
         var bytes = RandomNumberGenerator.GetBytes(2 * 1024 * 1024 + 5);
@@ -70,6 +73,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
     /// block is padded and the file cut back to its size. Sizes on and around those edges store exactly their bytes.
     /// </summary>
     [Theory]
+    [Lesson(Pitfalls.UploadsReader)]
     [InlineData(0)]
     [InlineData(1)]
     [InlineData(4095)]
@@ -94,6 +98,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
     }
 
     [Theory]
+    [Lesson(Pitfalls.UploadsReader)]
     [MemberData(nameof(Modes))]
     public async Task Several_files_in_one_request_are_all_stored(string mode)
     {
@@ -114,6 +119,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
     }
 
     [Theory]
+    [Lesson(Pitfalls.GatewayBuffering)]
     [MemberData(nameof(GatewayModes))]
     public async Task A_body_over_Kestrels_30_MB_default_passes_the_Gateway_in_both_modes(string mode)
     {
@@ -162,6 +168,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
     }
 
     [Theory]
+    [Lesson(Pitfalls.UploadsReader)]
     [MemberData(nameof(BadUploads))]
     public async Task Bad_input_is_a_problem_response_and_leaves_nothing(string mode, string kase, int status)
     {
@@ -194,6 +201,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
     }
 
     [Theory]
+    [Lesson(Pitfalls.UploadsReader)]
     [MemberData(nameof(Modes))]
     public async Task A_client_that_disconnects_mid_body_leaves_nothing(string mode)
     {
@@ -209,6 +217,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
     }
 
     [Fact]
+    [Lesson(Pitfalls.UploadsDownload)]
     public async Task Optimized_downloads_answer_ranges_and_refuse_unsatisfiable_ones()
     {
         var bytes = RandomNumberGenerator.GetBytes(50_000);
@@ -248,6 +257,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
     }
 
     [Fact]
+    [Lesson(Pitfalls.UploadsReader)]
     public async Task Upload_metrics_and_spans_name_the_reader_variant()
     {
         using var form = new MultipartFormDataContent { { new ByteArrayContent(RandomNumberGenerator.GetBytes(200_000)), "file", "metered.bin" } };
@@ -259,6 +269,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
     }
 
     [Theory]
+    [Lesson(Pitfalls.GatewayUpstream)]
     [MemberData(nameof(GatewayModes))]
     public async Task The_Gateway_relays_a_body_over_the_protocol_of_its_Gateway_Upstream_rung_and_a_download_over_HTTP_1_1(string mode)
     {

@@ -11,6 +11,9 @@ namespace HttpPerf.Tests.Processes;
 /// </summary>
 [Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
+[Lesson(Pitfalls.CatalogSerialization)]
+[Lesson(Pitfalls.FrontendCatalogClient)]
+[Lesson(Pitfalls.CatalogWriteStrategy)]
 public sealed class VariantMetricsTests(SmallSystemFixture fixture)
 {
     private static readonly string[] Services = ["gateway", "frontend", "catalog", "uploads"];

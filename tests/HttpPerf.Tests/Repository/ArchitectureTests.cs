@@ -109,13 +109,11 @@ public sealed partial class ArchitectureTests
     [Fact]
     public void Every_test_class_carries_the_kind_of_its_folder()
     {
-        var tests = typeof(ArchitectureTests).Assembly.GetTypes()
-            .Where(t => t.GetMethods().Any(m => m.GetCustomAttributes().Any(a => a is FactAttribute)))
-            .ToList();
+        var tests = TestClasses();
         Assert.True(tests.Count > 30, $"{tests.Count} test classes");
         Assert.All(tests, test =>
         {
-            var kind = test.GetCustomAttributes<TraitAttribute>().SingleOrDefault(t => t.Name == Kind.Name)?.Value;
+            var kind = KindOf(test);
             Assert.True(kind is not null, $"{test.FullName} has no Kind trait");
             Assert.Equal($"HttpPerf.Tests.{kind}", test.Namespace);
         });
@@ -124,12 +122,10 @@ public sealed partial class ArchitectureTests
     [Fact]
     public void Every_class_that_starts_a_system_runs_in_its_lane()
     {
-        var tests = typeof(ArchitectureTests).Assembly.GetTypes()
-            .Where(t => t.GetMethods().Any(m => m.GetCustomAttributes().Any(a => a is FactAttribute)))
-            .ToList();
+        var tests = TestClasses();
         Assert.All(tests, test =>
         {
-            var kind = test.GetCustomAttributes<TraitAttribute>().SingleOrDefault(t => t.Name == Kind.Name)?.Value;
+            var kind = KindOf(test);
             var lane = test.GetCustomAttribute<CollectionAttribute>()?.Name;
             switch (kind)
             {
@@ -142,6 +138,27 @@ public sealed partial class ArchitectureTests
             }
         });
     }
+
+    [Fact]
+    public void Every_lesson_trait_names_a_pitfall_every_pitfall_has_one_and_no_AppHost_or_container_test_carries_one()
+    {
+        // --filter Lesson=<flag> runs one lesson's tests (docs/contributing.md); the AppHost and the containers take minutes each.
+        var tagged = TestClasses()
+            .SelectMany(test => test.GetCustomAttributes<LessonAttribute>().Concat(test.GetMethods().SelectMany(m => m.GetCustomAttributes<LessonAttribute>()))
+                .Select(lesson => (Test: test, lesson.Flag)))
+            .ToList();
+        var flags = Pitfalls.All.Select(p => p.Flag).ToList();
+        Assert.All(tagged, t => Assert.True(flags.Contains(t.Flag), $"{t.Test.FullName}: [Lesson(\"{t.Flag}\")] names no pitfall; use a constant of Pitfalls"));
+        Assert.All(tagged, t => Assert.False(KindOf(t.Test) is Kind.AppHost or Kind.Containers, $"{t.Test.FullName} starts the AppHost or an engine: no Lesson trait"));
+        Assert.Equal(flags.Order(), tagged.Select(t => t.Flag).Distinct().Order());
+    }
+
+    /// <summary>Every class of this assembly with a test.</summary>
+    private static List<Type> TestClasses() => typeof(ArchitectureTests).Assembly.GetTypes()
+        .Where(t => t.GetMethods().Any(m => m.GetCustomAttributes().Any(a => a is FactAttribute)))
+        .ToList();
+
+    private static string? KindOf(Type test) => test.GetCustomAttributes<TraitAttribute>().SingleOrDefault(t => t.Name == Kind.Name)?.Value;
 
     /// <summary>Each folder's uses of the types another folder of the same project declares: (from, to) to type names.</summary>
     private static Dictionary<(string From, string To), SortedSet<string>> Imports(string project)
