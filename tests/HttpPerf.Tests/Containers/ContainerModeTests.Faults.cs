@@ -128,7 +128,9 @@ public sealed partial class ContainerModeTests
             stopping.Restart();
             system.Engine.Run("stop", flags);
             var stopped = stopping.Elapsed;
-            Assert.True(restarted < TimeSpan.FromSeconds(5) && stopped < TimeSpan.FromSeconds(5), $"Redis restarted in {restarted.TotalSeconds:F1} s, stopped in {stopped.TotalSeconds:F1} s: an image whose sh stays PID 1? (run eng/containers/setup.sh again)");
+            // Under the engine's 10 s, which a Redis that never saw the SIGTERM waits out, however long this machine takes to
+            // stop and start a container.
+            Assert.True(restarted < TimeSpan.FromSeconds(10) && stopped < TimeSpan.FromSeconds(10), $"Redis restarted in {restarted.TotalSeconds:F1} s, stopped in {stopped.TotalSeconds:F1} s: an image whose sh stays PID 1? (run eng/containers/setup.sh again)");
             await Task.Delay(TimeSpan.FromSeconds(10), Cancel);
             // Still the last flags, Redis gone.
             await AssertEveryCatalogServesAsync(PerfMode.Naive);

@@ -63,10 +63,12 @@ public sealed class FaultTests
         // The outage was felt: a request in flight at the kill or sent during it failed, or was held until the restart.
         Assert.Contains(all, o => o.Ended > killed && o.Started < restarting && (o.Outcome != "ok" || o.Ended > restarting));
 
-        // Recovery: whole bodies again within 5 s of the restart, and from then on every request succeeds.
+        // Recovery: whole bodies again within 5 s of the restarted Catalog listening (its start takes what this machine
+        // takes: seeding and JIT, seconds on a slow one), and from then on every request succeeds.
         var firstOk = all.Where(o => o.Started > restarting && o.Outcome == "ok").Min(o => o.Started);
         var recovery = Stopwatch.GetElapsedTime(restarting, firstOk);
-        Assert.True(recovery < TimeSpan.FromSeconds(5), $"first whole body {recovery.TotalSeconds:F1} s after the restart ({summary})");
+        var sinceListening = Stopwatch.GetElapsedTime(listening, firstOk);
+        Assert.True(sinceListening < TimeSpan.FromSeconds(5), $"first whole body {sinceListening.TotalSeconds:F1} s after the Catalog listened, {Stopwatch.GetElapsedTime(restarting, listening).TotalSeconds:F1} s after the restart ({summary})");
         // A request sent while the new Catalog is still starting can end whole by its retries while others sent then are
         // refused (seen on a loaded machine: the first whole body came before the Catalog listened): from whichever is
         // later, that body or the Catalog answering, every request succeeds. A failure names the services' last lines.

@@ -45,12 +45,15 @@ public sealed class LoadGenDashboardTests(SmallSystemFixture fixture)
 
         Assert.Equal(3, traces.Count);
         var all = receiver.Spans();
+        // Until the last body byte, not the headers: at least 90% of the fastest of these exchanges as LoadGen timed them
+        // to their last byte, in the same process. Not held to the Gateway's server span, which ends after the Gateway's
+        // own work past its last write (it logs the exchange inside its span, StreamingExchangeLogger), and which a busy
+        // machine stretches: a fresh-clone CI saw LoadGen's span end 0.8 ms before it, on an 11 ms product list.
+        var timed = stats.Single();
+        var fastest = TimeSpan.FromMilliseconds(timed.PercentileMs(0));
         foreach (var (root, gateway) in traces)
         {
-            // Until the last body byte, not the headers: as long as the Gateway's server span, give or take what the
-            // Gateway does after its last write (it logs the exchange inside its span, StreamingExchangeLogger): a
-            // fresh-clone CI saw LoadGen's span end 0.8 ms before the Gateway's, on an 11 ms product list.
-            Assert.True(root.Duration >= gateway.Duration - TimeSpan.FromMilliseconds(3), $"LoadGen's span {root.Duration.TotalMilliseconds} ms, the Gateway's {gateway.Duration.TotalMilliseconds} ms");
+            Assert.True(root.Duration >= fastest * 0.9, $"LoadGen's span {root.Duration.TotalMilliseconds} ms; the fastest exchange {fastest.TotalMilliseconds} ms to its last byte, {timed.FirstBytePercentileMs(0)} ms to its headers; the Gateway's span {gateway.Duration.TotalMilliseconds} ms");
             Assert.Equal("/api/products", root["url.template"]);
             Assert.Equal(PerfMode.Optimized, root["perf.mode"]);
 
