@@ -4,8 +4,8 @@
 //   trx.cs failed DIR           the failed tests, one "Namespace.Class.Method" a line (a theory's rows are one line)
 //   trx.cs classes DIR [OUT]    each test class's wall time, in the order they ran, as a Markdown table (to OUT, else stdout)
 // A class's wall time runs from its first test's start to its last one's end ("from": when it began, after the run's
-// first test). The suite runs in two lanes (tests/HttpPerf.Tests/Infrastructure/Lanes.cs), so classes overlap: their
-// times add up to more than the run's, and a fixture's start comes before its class's first test.
+// first test); its fixture's start comes before its first test. Where the suite's two lanes run side by side
+// (tests/HttpPerf.Tests/Infrastructure/Lanes.cs), classes overlap and their times add up to more than the run's.
 using System.Globalization;
 using System.Xml.Linq;
 
