@@ -27,7 +27,6 @@ public static class AsRunBench
     public const string Bare = "bare";
     public const string Process = "process";
     public const string Containers = "containers";
-    public const string Results = "as-run";
 
     public static readonly string[] AllPhases = [Bare, Process, Containers];
 

@@ -30,9 +30,6 @@ public static partial class BenchSnippets
     [GeneratedRegex(@"(?<open><!-- (?<kind>[a-z-]+)(: (?<name>[^>]+?))? -->\n)(?<body>.*?)(?<close><!-- /\k<kind> -->)", RegexOptions.Singleline)]
     private static partial Regex Marked();
 
-    /// <summary>The folder under docs/results of the report that a <c>bench</c> marker without <c>from</c> quotes.</summary>
-    public const string MainResults = "bench";
-
     /// <summary><paramref name="markdown"/> with every marked table rendered anew from <paramref name="reports"/>.</summary>
     public static string Update(string markdown, CommittedReports reports) =>
         Marked().Replace(markdown, m => Render(m.Groups["kind"].Value, m.Groups["name"].Value, reports) is { } table
@@ -54,12 +51,12 @@ public static partial class BenchSnippets
     private static (string Folder, string Report)? Source(string kind, string name) => kind switch
     {
         "bench" => (BenchTable(name).Folder, ReportFiles.Report),
-        "latency" => (LatencyExperiment.Results, ReportFiles.Report),
-        "faults" => (FaultBench.Results, ReportFiles.Report),
-        "protocols" => (ProtocolBench.Results, ReportFiles.Report),
-        "grpc" => (GrpcBench.Results, ReportFiles.Report),
-        "as-run" => (AsRunBench.Results, ReportFiles.Report),
-        "memory" => (MemoryBench.Results, name switch { "gc" => GcBench.Report, "soak" => MemoryBench.SoakReport, _ => ReportFiles.Report }),
+        "latency" => (ResultsFolders.Latency, ReportFiles.Report),
+        "faults" => (ResultsFolders.Faults, ReportFiles.Report),
+        "protocols" => (ResultsFolders.Protocols, ReportFiles.Report),
+        "grpc" => (ResultsFolders.Grpc, ReportFiles.Report),
+        "as-run" => (ResultsFolders.AsRun, ReportFiles.Report),
+        "memory" => (ResultsFolders.Memory, name switch { "gc" => GcBench.Report, "soak" => MemoryBench.SoakReport, _ => ReportFiles.Report }),
         _ => null,
     };
 
@@ -97,7 +94,7 @@ public static partial class BenchSnippets
 
     /// <summary>A <c>bench</c> marker's table, and the folder of the report it quotes.</summary>
     private static (string Table, string Folder) BenchTable(string name) =>
-        name.Split(' ', StringSplitOptions.RemoveEmptyEntries) is [.. var table, "from", var folder] ? (string.Join(' ', table), folder) : (name, MainResults);
+        name.Split(' ', StringSplitOptions.RemoveEmptyEntries) is [.. var table, "from", var folder] ? (string.Join(' ', table), folder) : (name, ResultsFolders.Main);
 
     /// <summary>The README's pitfall table: each flag, its service, and what each rung does, from <see cref="Pitfalls.All"/>.</summary>
     public static string RenderPitfalls() => MarkdownTable.Of(

@@ -17,9 +17,6 @@ public static class FaultBench
     public const string Frozen = "one of two Catalog replicas frozen";
     public const string Starved = "one of two Catalog replicas starved";
 
-    /// <summary>The folder under docs/results of the committed report.</summary>
-    public const string Results = "faults";
-
     private static readonly string[] Rungs = [PerfMode.Naive, PerfMode.Optimized];
     private static readonly int[] InFlight = [1, 16];
 

@@ -16,9 +16,6 @@ namespace Bench.Benches;
 /// </summary>
 public static class GrpcBench
 {
-    /// <summary>The folder under docs/results of the committed report.</summary>
-    public const string Results = "grpc";
-
     /// <summary>The row every other is compared with: the JSON path's best rung.</summary>
     public const string Reference = "JSON, optimized";
 

@@ -23,8 +23,6 @@ namespace Bench.Benches;
 /// </summary>
 public static partial class MemoryBench
 {
-    public const string Results = "memory";
-
     /// <summary>The lessons whose naive rung costs memory: the flag, the service whose replicas hold it, and the request that shows it.</summary>
     public static readonly IReadOnlyList<Lesson> Lessons =
     [

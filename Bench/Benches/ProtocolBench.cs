@@ -14,9 +14,6 @@ public static class ProtocolBench
     public const string Http11 = "HTTP/1.1";
     public const string Http2 = "HTTP/2";
 
-    /// <summary>The folder under docs/results of the committed report.</summary>
-    public const string Results = "protocols";
-
     /// <summary>The Gateway's option (<c>Gateway:Upstream:Http2For</c>) whose <c>AllRequests</c> moves every request, not only those with a body, to HTTP/2 in the optimized rung.</summary>
     public const string Http2ForKey = "Gateway__Upstream__Http2For";
 

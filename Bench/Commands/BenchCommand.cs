@@ -120,7 +120,7 @@ public static class BenchCommand
             var sweepKind = parse.GetValue(sweep);
             var options = new BenchOptions
             {
-                OutputDirectory = Folder(parse, output, sweepKind is null ? BenchSnippets.MainResults : $"sweep-{sweepKind}"),
+                OutputDirectory = Folder(parse, output, sweepKind is null ? ResultsFolders.Main : $"sweep-{sweepKind}"),
                 Scenarios = Split(parse.GetValue(scenario)!),
                 Sweep = sweepKind,
                 Points = ParsePoints(parse.GetValue(points)),
@@ -143,7 +143,7 @@ public static class BenchCommand
     private static async Task<int> RunFaultsAsync(ParseResult parse, Option<string?> output, Option<int?> products, Option<int> window, CancellationToken cancellationToken)
     {
         var options = new FaultBench.Options(
-            Folder(parse, output, FaultBench.Results),
+            Folder(parse, output, ResultsFolders.Faults),
             parse.GetValue(products) ?? 2_000,
             TimeSpan.FromSeconds(parse.GetValue(window)),
             LocalSystem.LocalSystem.CurrentConfiguration);
@@ -163,7 +163,7 @@ public static class BenchCommand
         CancellationToken cancellationToken)
     {
         var options = new AsRunBench.Options(
-            Folder(parse, output, AsRunBench.Results),
+            Folder(parse, output, ResultsFolders.AsRun),
             Split(parse.GetValue(phases)!),
             WarmUps: 30,
             Requests: parse.GetResult(requests) is { Implicit: false } ? parse.GetValue(requests) : 40,
@@ -183,7 +183,7 @@ public static class BenchCommand
         Option<int> idle, CancellationToken cancellationToken)
     {
         var options = new MemoryBench.Options(
-            Folder(parse, output, MemoryBench.Results),
+            Folder(parse, output, ResultsFolders.Memory),
             ParsePoints(parse.GetValue(points)) ?? [1, 2, 4, 8, 16],
             RequestsPerClient: parse.GetResult(requests) is { Implicit: false } ? parse.GetValue(requests) : 2,
             FileMiB: parse.GetResult(uploadMb) is { Implicit: false } ? parse.GetValue(uploadMb) : 64,
@@ -213,7 +213,7 @@ public static class BenchCommand
     private static async Task<int> RunGrpcAsync(ParseResult parse, Option<string?> output, Option<int?> products, Option<int> requests, Option<int> warmUp, CancellationToken cancellationToken)
     {
         var options = new GrpcBench.Options(
-            Folder(parse, output, GrpcBench.Results),
+            Folder(parse, output, ResultsFolders.Grpc),
             parse.GetValue(products) ?? LocalSystemOptions.DefaultProducts,
             parse.GetValue(requests),
             TimeSpan.FromSeconds(parse.GetValue(warmUp)),
@@ -227,7 +227,7 @@ public static class BenchCommand
         ParseResult parse, Option<string?> output, Option<int?> products, Option<int> requests, Option<int> uploads, Option<int> uploadMb, Option<int> warmUp, CancellationToken cancellationToken)
     {
         var options = new ProtocolBench.Options(
-            Folder(parse, output, ProtocolBench.Results),
+            Folder(parse, output, ResultsFolders.Protocols),
             parse.GetValue(products) ?? LocalSystemOptions.DefaultProducts,
             parse.GetValue(requests),
             parse.GetValue(uploads),

@@ -27,7 +27,7 @@ public static class LatencyCommand
                 RoundTripsMs = parse.GetValue(roundTrips)!.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).Select(r => int.Parse(r, CultureInfo.InvariantCulture)).ToList(),
                 WarmRequests = parse.GetValue(requests),
                 Products = parse.GetValue(products),
-                OutputDirectory = parse.GetValue(output) ?? Path.Combine(LocalSystem.LocalSystem.RepositoryRoot(), "docs", "results", LatencyExperiment.Results),
+                OutputDirectory = parse.GetValue(output) ?? Path.Combine(LocalSystem.LocalSystem.RepositoryRoot(), "docs", "results", ResultsFolders.Latency),
             };
             var result = await LatencyExperiment.RunAsync(options, line => Console.WriteLine(line), cancellationToken);
             // Root, always: the delay line is a network namespace and two TUN devices.

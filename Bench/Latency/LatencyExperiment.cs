@@ -54,9 +54,6 @@ public sealed record LatencyResult(MachineInfo Machine, string Kernel, IReadOnly
 /// </summary>
 public static partial class LatencyExperiment
 {
-    /// <summary>The folder under docs/results of the committed report.</summary>
-    public const string Results = "latency";
-
     public const int SeedBytes = 7_000_000;
     public const string Writes = "writes";
     public const string Transfer = "transfer";

@@ -20,7 +20,7 @@ public sealed class DocsTests
     public void Every_table_the_readme_and_docs_quote_matches_the_committed_report()
     {
         var reports = new CommittedReports(Results);
-        var report = reports.Read<BenchResult>(BenchSnippets.MainResults);
+        var report = reports.Read<BenchResult>(ResultsFolders.Main);
         var quoted = 0;
         foreach (var page in BenchSnippets.Pages(Root))
         {
@@ -31,7 +31,7 @@ public sealed class DocsTests
         }
 
         // Seed 003's table, at both round trips, from the committed `latency` report.
-        var latency = reports.Read<LatencyResult>(LatencyExperiment.Results);
+        var latency = reports.Read<LatencyResult>(ResultsFolders.Latency);
         Assert.Equal([100, 158], latency.Cases.Select(c => c.RoundTripMs).Distinct());
         Assert.Contains(LatencyReport.RenderSeedTable(latency), File.ReadAllText(Path.Combine(Root, "docs", "pitfalls", "Catalog.WriteStrategy.md")));
 
@@ -98,12 +98,12 @@ public sealed class DocsTests
         {
             (_, GcBench.Report) => ReadsBackAsync<IReadOnlyList<GcBench.Row>>(folder, report),
             (_, MemoryBench.SoakReport) => ReadsBackAsync<MemoryBench.Soak>(folder, report),
-            (MemoryBench.Results, _) => ReadsBackAsync<MemoryBench.Result>(folder, report),
-            (LatencyExperiment.Results, _) => ReadsBackAsync<LatencyResult>(folder, report),
-            (FaultBench.Results, _) => ReadsBackAsync<IReadOnlyList<FaultBench.Row>>(folder, report),
-            (ProtocolBench.Results, _) => ReadsBackAsync<IReadOnlyList<ProtocolBench.Row>>(folder, report),
-            (var name, _) when name.StartsWith(GrpcBench.Results, StringComparison.Ordinal) => ReadsBackAsync<IReadOnlyList<GrpcBench.Row>>(folder, report),
-            (var name, _) when name.StartsWith(AsRunBench.Results, StringComparison.Ordinal) => ReadsBackAsync<AsRunBench.Result>(folder, report),
+            (ResultsFolders.Memory, _) => ReadsBackAsync<MemoryBench.Result>(folder, report),
+            (ResultsFolders.Latency, _) => ReadsBackAsync<LatencyResult>(folder, report),
+            (ResultsFolders.Faults, _) => ReadsBackAsync<IReadOnlyList<FaultBench.Row>>(folder, report),
+            (ResultsFolders.Protocols, _) => ReadsBackAsync<IReadOnlyList<ProtocolBench.Row>>(folder, report),
+            (var name, _) when name.StartsWith(ResultsFolders.Grpc, StringComparison.Ordinal) => ReadsBackAsync<IReadOnlyList<GrpcBench.Row>>(folder, report),
+            (var name, _) when name.StartsWith(ResultsFolders.AsRun, StringComparison.Ordinal) => ReadsBackAsync<AsRunBench.Result>(folder, report),
             _ => ReadsBackAsync<BenchResult>(folder, report),
         };
     }
