@@ -19,8 +19,6 @@ namespace HttpPerf.Tests.AppHost;
 [Trait(Kind.Name, Kind.AppHost)]
 public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostFixture>
 {
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Fact]
     public async Task Services_become_healthy_and_LoadGen_waits_to_be_started()
     {

@@ -25,8 +25,6 @@ namespace HttpPerf.Tests.AppHost;
 [Trait(Kind.Name, Kind.AppHost)]
 public sealed class DemoMeasurement
 {
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Fact]
     public async Task Ten_minutes_of_the_default_load_with_five_flips_and_two_AB_runs()
     {

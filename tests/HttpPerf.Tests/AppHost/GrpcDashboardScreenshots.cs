@@ -15,31 +15,28 @@ public sealed class GrpcDashboardScreenshots
 {
     private const string ProductList = "GET /products/grpc";
 
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Fact]
     public async Task One_message_against_many_in_the_message_size_chart_and_in_the_traces()
     {
-        await using var run = OptInRun.ForDashboardPictures("the pictures of docs/pitfalls/Frontend.Grpc.md");
-        var (system, page) = await run.StartAndLogInAsync(new AppHostFixture(productCount: null));
+        await using var run = await OptInRun.DashboardPicturesAsync("the pictures of docs/pitfalls/Frontend.Grpc.md", new AppHostFixture(productCount: null));
 
         foreach (var mode in new[] { PerfMode.Naive, PerfMode.Optimized })
         {
             for (var i = 0; i < 6; i++)
             {
-                var list = await Http.GetAsync(system.Gateway, "/api/products/grpc", mode);
+                var list = await Http.GetAsync(run.AppHost.Gateway, "/api/products/grpc", mode);
                 Assert.Equal(200, list.Status);
                 Assert.Contains($"{Pitfalls.FrontendGrpc}={mode}", list.Variants, StringComparison.Ordinal);
             }
         }
 
         // The size of every message the Frontend received: one point of about 19 MB a list naive, 86 of 225 KB optimized.
-        await DashboardPage.OpenChartAsync(page, SystemContract.Frontend, "httpperf.grpc.message.size", minutes: 5, meter: "HttpPerf");
-        await page.WaitForTimeoutAsync(8_000);
-        await run.ShootAsync(page, "grpc-message-size.png");
+        await DashboardPage.OpenChartAsync(run.Page, SystemContract.Frontend, "httpperf.grpc.message.size", minutes: 5, meter: "HttpPerf");
+        await run.Page.WaitForTimeoutAsync(8_000);
+        await run.ShootAsync(run.Page, "grpc-message-size.png");
 
         // A product list of each: its span says how many messages it took.
-        using var dashboard = DashboardSpans.Client(system);
+        using var dashboard = DashboardSpans.Client(run.AppHost);
         foreach (var (messages, picture) in new[] { ("1", "grpc-unary-trace.png"), ("86", "grpc-stream-trace.png") })
         {
             DashboardSpans.Span? span = null;
@@ -47,8 +44,8 @@ public sealed class GrpcDashboardScreenshots
                 async () => (span = (await DashboardSpans.GetAsync(dashboard, traceId: null, Cancel, resourceName: SystemContract.Frontend))
                     .LastOrDefault(s => s.Name == ProductList && s.Attributes.GetValueOrDefault("catalog.grpc.messages") == messages)) is not null,
                 TimeSpan.FromSeconds(30), TimeSpan.FromSeconds(1)), $"no {ProductList} span of {messages} messages");
-            await DashboardPage.OpenTraceAsync(page, span!.TraceId, ProductList);
-            await run.ShootAsync(page, picture);
+            await DashboardPage.OpenTraceAsync(run.Page, span!.TraceId, ProductList);
+            await run.ShootAsync(run.Page, picture);
         }
     }
 }

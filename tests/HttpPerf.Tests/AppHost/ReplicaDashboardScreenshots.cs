@@ -14,32 +14,27 @@ namespace HttpPerf.Tests.AppHost;
 [Trait(Kind.Name, Kind.AppHost)]
 public sealed class ReplicaDashboardScreenshots
 {
-    private const string Replica = SystemContract.Catalog + "-2";
-
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Fact]
     public async Task The_freeze_command_the_product_lists_p99_under_each_rung_and_a_hedged_trace()
     {
-        await using var run = OptInRun.ForDashboardPictures("the pictures of docs/pitfalls/Frontend.Replicas.md");
-        var (system, page) = await run.StartAndLogInAsync(new AppHostFixture(AppHostFixture.SmallCatalog, "--AppHost:FaultSeconds=40"));
+        await using var run = await OptInRun.DashboardPicturesAsync("the pictures of docs/pitfalls/Frontend.Replicas.md", new AppHostFixture(AppHostFixture.SmallCatalog, "--AppHost:FaultSeconds=40"));
 
         // catalog-2's command menu, with the fault commands.
-        await DashboardPage.OpenCommandsAsync(page, Replica);
-        await run.ShootAsync(page, "replicas-command-menu.png");
-        await page.Keyboard.PressAsync("Escape");
+        await DashboardPage.OpenCommandsAsync(run.Page, SystemContract.Catalog + "-2");
+        await run.ShootAsync(run.Page, "replicas-command-menu.png");
+        await run.Page.Keyboard.PressAsync("Escape");
 
         var report = new List<string>();
         foreach (var rung in new[] { PerfMode.Naive, PerfMode.Optimized })
         {
-            var flip = await system.Commands.ExecuteCommandAsync(SystemContract.Frontend, $"{Pitfalls.FrontendReplicas}-{rung}", Cancel);
+            var flip = await run.AppHost.Commands.ExecuteCommandAsync(SystemContract.Frontend, $"{Pitfalls.FrontendReplicas}-{rung}", Cancel);
             Assert.True(flip.Success, flip.Message);
-            await Http.GetUntilServedAsync(system.Gateway, "/api/products", $"{Pitfalls.FrontendReplicas}={rung}");
+            await Http.GetUntilServedAsync(run.AppHost.Gateway, "/api/products", $"{Pitfalls.FrontendReplicas}={rung}");
             var load = new SteadyLoad();
-            var running = load.RunAsync(system.Gateway, ["/api/products"], perSecond: 2, TimeSpan.FromSeconds(60), Cancel);
+            var running = load.RunAsync(run.AppHost.Gateway, ["/api/products"], perSecond: 2, TimeSpan.FromSeconds(60), Cancel);
             await Task.Delay(TimeSpan.FromSeconds(10), Cancel);
             var frozenAt = load.Now;
-            var freeze = await system.Commands.ExecuteCommandAsync(Replica, "freeze-60s", Cancel);
+            var freeze = await run.AppHost.Commands.ExecuteCommandAsync(SystemContract.Catalog + "-2", "freeze-60s", Cancel);
             Assert.True(freeze.Success, freeze.Message);
             await running;
             report.Add($"{rung}: {load.Summary(frozenAt)}");
@@ -48,13 +43,13 @@ public sealed class ReplicaDashboardScreenshots
         File.WriteAllLines(Path.Combine(run.Folder, "replicas-run.txt"), report);
 
         // The frontend's request duration over both runs: the P99 line past 20 s under naive, flat under optimized.
-        await DashboardPage.OpenChartAsync(page, SystemContract.Frontend, "http.server.request.duration", minutes: 5);
-        await page.WaitForTimeoutAsync(6_000);
-        await run.ShootAsync(page, "replicas-p99.png");
+        await DashboardPage.OpenChartAsync(run.Page, SystemContract.Frontend, "http.server.request.duration", minutes: 5);
+        await run.Page.WaitForTimeoutAsync(6_000);
+        await run.ShootAsync(run.Page, "replicas-p99.png");
 
         // A product list whose Catalog call was hedged: the first attempt cancelled, the hedge answered.
-        var traceId = await DashboardPage.TraceWithSpanAsync(system, SystemContract.Frontend, "catalog attempt 2 (hedge)", Cancel);
-        await DashboardPage.OpenTraceAsync(page, traceId, "catalog attempt 2 (hedge)");
-        await run.ShootAsync(page, "replicas-hedged-trace.png");
+        var traceId = await DashboardPage.TraceWithSpanAsync(run.AppHost, SystemContract.Frontend, "catalog attempt 2 (hedge)", Cancel);
+        await DashboardPage.OpenTraceAsync(run.Page, traceId, "catalog attempt 2 (hedge)");
+        await run.ShootAsync(run.Page, "replicas-hedged-trace.png");
     }
 }

@@ -21,8 +21,6 @@ public sealed class ReplicaFaultCommandTests
     private const string Replica = SystemContract.Catalog + "-2";
     private static readonly TimeSpan Fault = TimeSpan.FromSeconds(8);
 
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Fact]
     public async Task Freeze_stops_a_Catalog_replica_for_its_time_and_the_optimized_product_list_routes_around_it_then_starve_throttles_it_and_a_stop_leaves_no_process()
     {

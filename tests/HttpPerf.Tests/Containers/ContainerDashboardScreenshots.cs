@@ -18,33 +18,30 @@ namespace HttpPerf.Tests.Containers;
 [Trait(Kind.Name, Kind.Containers)]
 public sealed class ContainerDashboardScreenshots
 {
-    private const string Replica = SystemContract.Catalog + "-2";
-
     [Fact]
     public async Task README_s_flag_flip_from_a_replica_s_menu_on_the_catalog_chart()
     {
-        await using var run = OptInRun.ForDashboardPictures("docs/deploy.md's pictures of the dashboard in container mode");
-        var (system, page) = await run.StartAndLogInAsync(new DefaultCatalog());
+        await using var run = await OptInRun.DashboardPicturesAsync("docs/deploy.md's pictures of the dashboard in container mode", new DefaultCatalog());
 
         // 1. ▶ on the loadgen row; its URLs column says what it has sent.
-        await DashboardPage.StartLoadGenAsync(page, then: ", 0 errors");
-        await page.WaitForTimeoutAsync(45_000);
-        await run.ShootAsync(page, "container-resources.png");
+        await DashboardPage.StartLoadGenAsync(run.Page, then: ", 0 errors");
+        await run.Page.WaitForTimeoutAsync(45_000);
+        await run.ShootAsync(run.Page, "container-resources.png");
 
         // 2. Metrics: catalog (every replica in one chart), its request duration, the last minute.
-        await DashboardPage.PickChartAsync(page, @"^\s*catalog \(application\)\s*$", "http.server.request.duration", "Last 1 minute");
-        await page.WaitForTimeoutAsync(8_000);
+        await DashboardPage.PickChartAsync(run.Page, @"^\s*catalog \(application\)\s*$", "http.server.request.duration", "Last 1 minute");
+        await run.Page.WaitForTimeoutAsync(8_000);
 
         // 3. In a second tab, the flip from a replica's menu; the first tab's chart shot every 2 s from it.
         var tab = await run.LogInAsync();
-        await DashboardPage.RunCommandAsync(tab, Replica, $"{Pitfalls.CatalogSerialization}: {PerfMode.Naive}");
+        await DashboardPage.RunCommandAsync(tab, SystemContract.Catalog + "-2", $"{Pitfalls.CatalogSerialization}: {PerfMode.Naive}");
         var flipped = Stopwatch.StartNew();
-        await DashboardPage.ShootChartAfterFlipAsync(run, page, "container-flip-timing", flipped);
+        await DashboardPage.ShootChartAfterFlipAsync(run, run.Page, "container-flip-timing", flipped);
 
-        var served = await Http.GetUntilServedAsync(system.Gateway, "/api/catalog/products", $"{Pitfalls.CatalogSerialization}={PerfMode.Naive}");
+        var served = await Http.GetUntilServedAsync(run.AppHost.Gateway, "/api/catalog/products", $"{Pitfalls.CatalogSerialization}={PerfMode.Naive}");
         Assert.Contains($"{Pitfalls.CatalogSerialization}={PerfMode.Naive}", served, StringComparison.Ordinal);
         await Poll.UntilElapsedAsync(flipped, TimeSpan.FromSeconds(40));
-        await run.ShootAsync(page, "container-catalog-flip.png");
+        await run.ShootAsync(run.Page, "container-catalog-flip.png");
     }
 
     /// <summary>Container mode at the AppHost's default catalog size, as a person's run has it.</summary>

@@ -23,8 +23,6 @@ namespace HttpPerf.Tests.Containers;
 [Trait(Kind.Name, Kind.Containers)]
 public sealed partial class ContainerModeTests(ContainerModeFixture system) : IClassFixture<ContainerModeFixture>
 {
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Fact]
     public void Every_resource_is_healthy_and_each_replica_a_non_root_container_with_its_own_address()
     {

@@ -23,8 +23,6 @@ public sealed class DockerEngineTests
 {
     private static readonly ContainerEngine Docker = new("docker");
 
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Fact]
     public async Task Container_mode_on_Docker_comes_up_serves_whole_takes_a_flip_on_every_replica_refuses_what_its_memory_cannot_hold_holds_the_rest_and_stops_leaving_no_container_network_or_process()
     {

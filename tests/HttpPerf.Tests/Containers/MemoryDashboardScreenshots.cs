@@ -20,36 +20,31 @@ namespace HttpPerf.Tests.Containers;
 [Trait(Kind.Name, Kind.Containers)]
 public sealed class MemoryDashboardScreenshots
 {
-    private const string Replica = SystemContract.Frontend + "-1";
-
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Fact]
     public async Task Watching_a_replica_run_out_of_memory_and_come_back()
     {
-        await using var run = OptInRun.ForDashboardPictures("docs/memory.md's pictures of a replica out of memory");
-        var (system, page) = await run.StartAndLogInAsync(new ContainerDashboardScreenshots.DefaultCatalog());
+        await using var run = await OptInRun.DashboardPicturesAsync("docs/memory.md's pictures of a replica out of memory", new ContainerDashboardScreenshots.DefaultCatalog());
 
-        await DashboardPage.StartLoadGenAsync(page);
+        await DashboardPage.StartLoadGenAsync(run.Page);
 
         // Metrics: frontend-1 (one replica: the service's chart adds its replicas up), its memory as a share of its
         // limit, the last five minutes.
-        await DashboardPage.PickChartAsync(page, @"^\s*frontend-1\b", "httpperf.memory.utilization", "Last 5 minutes");
-        await page.WaitForTimeoutAsync(60_000);
+        await DashboardPage.PickChartAsync(run.Page, @"^\s*frontend-1\b", "httpperf.memory.utilization", "Last 5 minutes");
+        await run.Page.WaitForTimeoutAsync(60_000);
 
         // The flip from frontend-1's menu, in a second tab; the chart a minute later.
         var tab = await run.LogInAsync();
-        await DashboardPage.RunCommandAsync(tab, Replica, $"{Pitfalls.FrontendCatalogClient}: {PerfMode.Naive}");
+        await DashboardPage.RunCommandAsync(tab, SystemContract.Frontend + "-1", $"{Pitfalls.FrontendCatalogClient}: {PerfMode.Naive}");
         var flipped = Stopwatch.StartNew();
         await Task.Delay(TimeSpan.FromSeconds(2), Cancel);
-        using (var refused = await system.Gateway.GetAsync("/api/products", Cancel))
+        using (var refused = await run.AppHost.Gateway.GetAsync("/api/products", Cancel))
         {
             var body = await refused.Content.ReadAsStringAsync(Cancel);
             Assert.True((int)refused.StatusCode == 503 && body.Contains("Out of memory", StringComparison.Ordinal), $"{(int)refused.StatusCode}: {body[..Math.Min(300, body.Length)]}");
         }
 
         await Poll.UntilElapsedAsync(flipped, TimeSpan.FromSeconds(60));
-        await run.ShootAsync(page, "memory-naive.png");
+        await run.ShootAsync(run.Page, "memory-naive.png");
 
         // Structured logs, filtered on the one line each refusal writes.
         await DashboardPage.FilterLogsAsync(tab, SystemContract.Frontend, "Out of memory");
@@ -57,11 +52,11 @@ public sealed class MemoryDashboardScreenshots
 
         // Back to optimized: the chart a minute later.
         await DashboardPage.OpenResourcesAsync(tab);
-        await Assertions.Expect(DashboardPage.Row(tab, Replica)).ToBeVisibleAsync();
-        await DashboardPage.RunCommandAsync(tab, Replica, $"{Pitfalls.FrontendCatalogClient}: {PerfMode.Optimized}");
+        await Assertions.Expect(DashboardPage.Row(tab, SystemContract.Frontend + "-1")).ToBeVisibleAsync();
+        await DashboardPage.RunCommandAsync(tab, SystemContract.Frontend + "-1", $"{Pitfalls.FrontendCatalogClient}: {PerfMode.Optimized}");
         var back = Stopwatch.StartNew();
         await Poll.UntilElapsedAsync(back, TimeSpan.FromSeconds(60));
-        Assert.Equal(200, (await Http.GetAsync(system.Gateway, "/api/products")).Status);
-        await run.ShootAsync(page, "memory-back.png");
+        Assert.Equal(200, (await Http.GetAsync(run.AppHost.Gateway, "/api/products")).Status);
+        await run.ShootAsync(run.Page, "memory-back.png");
     }
 }

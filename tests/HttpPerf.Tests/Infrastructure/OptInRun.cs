@@ -25,6 +25,12 @@ public sealed class OptInRun : IAsyncDisposable
 
     private OptInRun(string folder) => Folder = folder;
 
+    /// <summary>The started AppHost.</summary>
+    public AppHostUnderTest AppHost => _appHost ?? throw new InvalidOperationException("The run has started no AppHost.");
+
+    /// <summary>The page of the AppHost's dashboard that <see cref="DashboardPicturesAsync"/> logged in.</summary>
+    public IPage Page { get; private set; } = null!;
+
     /// <summary>The folder the variable names, from the repository root, made if missing.</summary>
     public string Folder { get; }
 
@@ -40,8 +46,25 @@ public sealed class OptInRun : IAsyncDisposable
         return new OptInRun(Directory.CreateDirectory(Path.GetFullPath(folder, LocalSystem.RepositoryRoot())).FullName);
     }
 
-    /// <summary>A run that remakes <paramref name="pictures"/> from the real Aspire dashboard, asked for by <see cref="AspireDashboardScreenshots"/>.</summary>
-    public static OptInRun ForDashboardPictures(string pictures) => AskedBy(AspireDashboardScreenshots, $"remake {pictures}");
+    /// <summary>
+    /// A run that remakes <paramref name="pictures"/> from the real Aspire dashboard, asked for by
+    /// <see cref="AspireDashboardScreenshots"/>: <paramref name="appHost"/> started, and <see cref="Page"/> logged in to its dashboard.
+    /// </summary>
+    public static async Task<OptInRun> DashboardPicturesAsync(string pictures, AppHostUnderTest appHost)
+    {
+        var run = AskedBy(AspireDashboardScreenshots, $"remake {pictures}");
+        try
+        {
+            await run.StartAsync(appHost);
+            run.Page = await run.LogInAsync();
+            return run;
+        }
+        catch
+        {
+            await run.DisposeAsync();
+            throw;
+        }
+    }
 
     /// <summary>Starts <paramref name="appHost"/> (where it cannot run here, the test skips saying why); the run stops it.</summary>
     public async Task<TAppHost> StartAsync<TAppHost>(TAppHost appHost)
@@ -52,14 +75,6 @@ public sealed class OptInRun : IAsyncDisposable
         await appHost.InitializeAsync();
         _started = true;
         return appHost;
-    }
-
-    /// <summary><see cref="StartAsync"/>, then <see cref="LogInAsync"/>: the AppHost, and a page of its dashboard.</summary>
-    public async Task<(TAppHost AppHost, IPage Page)> StartAndLogInAsync<TAppHost>(TAppHost appHost)
-        where TAppHost : AppHostUnderTest
-    {
-        await StartAsync(appHost);
-        return (appHost, await LogInAsync());
     }
 
     /// <summary>A page of <paramref name="width"/> by <paramref name="height"/> at <paramref name="address"/>, in the run's Chromium (launched with the first).</summary>

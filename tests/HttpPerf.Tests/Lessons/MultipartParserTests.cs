@@ -28,8 +28,6 @@ public sealed class MultipartParserTests : IAsyncLifetime
 
     private TempUploadStore _temp = null!;
 
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     /// <summary>What a request got: the stored files (name, type, bytes) or the problem.</summary>
     private sealed record Outcome(int Status, string Answer);
 

@@ -30,8 +30,6 @@ public sealed class ResumingCatalogContentTests
         new(40, "SKU-0000040", "", "", "", "", 1_234_567.89m, 10),
     ];
 
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Theory]
     [InlineData(false)]
     [InlineData(true)]

@@ -24,8 +24,6 @@ public sealed class UploadFailureTests : IAsyncLifetime
 
     private TempUploadStore _temp = null!;
 
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     public static TheoryData<string> Rungs => ["naive", "streaming", "optimized"];
 
     public async ValueTask InitializeAsync() =>

@@ -19,8 +19,6 @@ public sealed class DashboardScreenshots
 {
     private static readonly string[] Lessons = ["/api/products", "/api/catalog/products", "/api/catalog/export"];
 
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Fact]
     public async Task The_landing_page_across_a_flag_flip_and_in_both_modes()
     {

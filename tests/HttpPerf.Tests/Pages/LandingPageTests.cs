@@ -10,8 +10,6 @@ namespace HttpPerf.Tests.Pages;
 [Trait(Kind.Name, Kind.Pages)]
 public sealed class LandingPageTests(SmallSystemFixture fixture) : FlagsFileResetTests(fixture)
 {
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Fact]
     public async Task The_gateway_root_is_an_html_page()
     {

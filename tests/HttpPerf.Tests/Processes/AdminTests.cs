@@ -12,8 +12,6 @@ namespace HttpPerf.Tests.Processes;
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests(fixture)
 {
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Theory]
     [InlineData(null)]
     [InlineData("wrong-key")]

@@ -12,8 +12,6 @@ namespace HttpPerf.Tests.Processes;
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class BenchTests
 {
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Fact]
     public async Task Bench_measures_every_scenario_in_every_mode_and_writes_the_report()
     {

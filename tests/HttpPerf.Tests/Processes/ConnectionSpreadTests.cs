@@ -18,8 +18,6 @@ namespace HttpPerf.Tests.Processes;
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class ConnectionSpreadTests
 {
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Theory]
     [InlineData("-00:00:00.001", 0.0, 0.02)] // Timeout.InfiniteTimeSpan: SocketsHttpHandler's default
     [InlineData("00:00:02", 0.15, 1.0)]

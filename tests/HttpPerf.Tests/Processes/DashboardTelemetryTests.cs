@@ -16,8 +16,6 @@ public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
 {
     private static readonly string[] Lessons = ["/api/products", "/api/catalog/products", "/api/catalog/export"];
 
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Fact]
     public async Task One_run_gives_readable_histograms_the_whole_requests_mode_distinct_span_names_and_quiet_logs()
     {

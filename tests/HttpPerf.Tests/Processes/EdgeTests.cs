@@ -15,8 +15,6 @@ public sealed class EdgeTests(EdgeSystemFixture fixture)
 {
     private const string Optimized = "Gateway.Buffering=optimized, Gateway.Upstream=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized";
 
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Theory]
     [InlineData("X-Perf-Mode", "naive")]
     [InlineData("baggage", "perf-mode=naive")]

@@ -15,8 +15,6 @@ namespace HttpPerf.Tests.Processes;
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class FaultTests
 {
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Fact]
     public async Task Killing_the_catalog_fails_requests_cleanly_and_the_system_recovers_within_5_s_of_its_restart()
     {

@@ -17,8 +17,6 @@ namespace HttpPerf.Tests.Processes;
 [Lesson(Pitfalls.FrontendGrpc)]
 public sealed class GrpcTests
 {
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Fact]
     public async Task Every_rung_and_batch_size_answers_the_JSON_product_lists_bytes_tells_its_messages_and_a_bad_batch_is_a_400()
     {

@@ -19,8 +19,6 @@ namespace HttpPerf.Tests.Processes;
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class LoadGenDashboardTests(SmallSystemFixture fixture)
 {
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Fact]
     public async Task Each_request_is_a_span_named_for_its_scenario_and_route_lasting_until_its_last_body_byte()
     {

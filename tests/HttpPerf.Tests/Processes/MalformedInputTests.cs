@@ -19,8 +19,6 @@ public sealed class MalformedInputTests(EdgeSystemFixture fixture)
 {
     private const int Requests = 240;
 
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     /// <summary>What came back: the status (0 when the server closed without answering), its media type, and whether Kestrel's protocol layer could have sent it.</summary>
     private sealed record Outcome(int Status, string? MediaType, bool ProtocolLevel = false);
 

@@ -21,8 +21,6 @@ public sealed class MidBodyFreezeTests
 {
     private const int Freezes = 10;
 
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Theory]
     [InlineData("/api/products", Freezes)] // the Frontend reads on
     [InlineData("/api/catalog/products", Freezes / 2)] // the Gateway's relay reads on

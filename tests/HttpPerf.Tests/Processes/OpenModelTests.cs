@@ -26,8 +26,6 @@ public sealed class OpenModelTests : IAsyncLifetime
     private HttpClient _client = null!;
     private volatile TaskCompletionSource _gate = Opened();
 
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     public async ValueTask InitializeAsync()
     {
         var builder = WebApplication.CreateSlimBuilder();
@@ -168,8 +166,6 @@ public sealed class OpenModelTests : IAsyncLifetime
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class LoadControlTests
 {
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Fact]
     public async Task Put_rate_and_mode_change_a_running_load_and_bad_values_are_400_problems()
     {

@@ -16,8 +16,6 @@ public sealed class ReliabilityTests(FullSizeSystemFixture fixture)
 {
     private const long MB = 1_000_000;
 
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     private static ITestOutputHelper? Output => TestContext.Current.TestOutputHelper;
 
     [Fact]

@@ -21,8 +21,6 @@ public sealed class ReplicaTests
 {
     private const int ProductCount = 2_000;
 
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Fact]
     public async Task Replicas_share_flags_in_Redis_and_uploads_are_balanced_survive_a_killed_replica_and_keep_their_flags_through_a_Redis_outage()
     {

@@ -20,8 +20,6 @@ public sealed class StuckReplicaTests
     private static readonly string[] Products = ["/api/products"];
     private static readonly string[] BothRoutes = ["/api/products", "/api/catalog/products"];
 
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Fact]
     public async Task A_frozen_Catalog_replica_costs_the_optimized_product_list_less_than_a_second_and_the_naive_one_its_attempt_timeout()
     {

@@ -16,8 +16,6 @@ public sealed class UploadTests(SmallSystemFixture fixture)
 
     public static TheoryData<string> GatewayModes => new() { "naive", "optimized" };
 
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Theory]
     [Lesson(Pitfalls.UploadsReader)]
     [Lesson(Pitfalls.UploadsDownload)]

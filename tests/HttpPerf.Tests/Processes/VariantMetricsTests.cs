@@ -18,8 +18,6 @@ public sealed class VariantMetricsTests(SmallSystemFixture fixture)
 {
     private static readonly string[] Services = ["gateway", "frontend", "catalog", "uploads"];
 
-    private static CancellationToken Cancel => TestContext.Current.CancellationToken;
-
     [Fact]
     public async Task Every_service_tags_its_request_metrics_with_the_variant_that_served_each_request()
     {
