@@ -104,12 +104,14 @@ public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
                 Assert.Contains(("export", "/api/catalog/export", mode), rows);
             }
 
-            // 5. Logs a person reads: no "(null)", nothing from Polly or about telemetry export, and at most 3
-            // Information lines a product list in Frontend.Api (4 lists here), in the exported logs and on the console.
+            // 5. Logs a person reads: no "(null)", nothing about telemetry export, nothing from Polly but a resilience event
+            // (a retry or a timeout, Warning and above: on a busy machine a call may really be retried; its per-attempt
+            // Information and Debug records stay off), and at most 3 Information lines a product list in Frontend.Api
+            // (4 lists here), in the exported logs and on the console.
             var logs = receiver.Logs().Where(l => l.Time >= started).ToList();
             Assert.NotEmpty(logs);
             Assert.DoesNotContain(logs, l => l.Body.Contains("(null)", StringComparison.Ordinal));
-            Assert.DoesNotContain(logs, l => l.Category.StartsWith("Polly", StringComparison.Ordinal) || l.Category.Contains("Otlp", StringComparison.Ordinal));
+            Assert.DoesNotContain(logs, l => (l.Category.StartsWith("Polly", StringComparison.Ordinal) && l.Severity < 13) || l.Category.Contains("Otlp", StringComparison.Ordinal));
             var frontendInformation = logs.Where(l => l.Service == "frontend" && l.Time <= ended && l.IsInformation).ToList();
             Assert.True(frontendInformation.Count <= 12, string.Join(Environment.NewLine, frontendInformation.Select(l => $"{l.Category}: {l.Body}")));
 
@@ -117,7 +119,8 @@ public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
             TestContext.Current.TestOutputHelper?.WriteLine(
                 $"{logs.Count} log records exported, {frontendInformation.Count} Frontend.Api Information; {lines.Count} console lines; {points.Count} metric points, {spans.Count} spans");
             Assert.NotEmpty(lines);
-            Assert.DoesNotContain(lines, l => l.Line.Contains("(null)", StringComparison.Ordinal) || l.Line.Contains("Polly", StringComparison.Ordinal));
+            Assert.DoesNotContain(lines, l => l.Line.Contains("(null)", StringComparison.Ordinal)
+                || (l.Line.Contains("Polly", StringComparison.Ordinal) && !l.Line.StartsWith("warn:", StringComparison.Ordinal) && !l.Line.StartsWith("fail:", StringComparison.Ordinal)));
             var frontendConsole = lines.Where(l => l.Service == fixture.System.Frontend.Name && l.Line.StartsWith("info:", StringComparison.Ordinal)).ToList();
             Assert.True(frontendConsole.Count <= 12, string.Join(Environment.NewLine, frontendConsole.Select(l => l.Line)));
         }
