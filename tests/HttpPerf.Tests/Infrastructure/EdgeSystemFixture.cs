@@ -8,7 +8,7 @@ namespace HttpPerf.Tests.Infrastructure;
 /// storage quota of 1,000,000 bytes, and a Gateway that serves 2 proxied requests at once with no queue.
 /// Headers must arrive within 3 s, so the slow-header test is quick.
 /// </summary>
-public sealed class EdgeSystemFixture : IAsyncLifetime
+public sealed class EdgeSystemFixture : SharedSystem
 {
     public const long MaxStoredBytes = 1_000_000;
 
@@ -20,7 +20,7 @@ public sealed class EdgeSystemFixture : IAsyncLifetime
 
     public HttpClient Gateway { get; private set; } = null!;
 
-    public async ValueTask InitializeAsync()
+    protected override async Task StartAsync(CancellationToken cancel)
     {
         Options = new LocalSystemOptions
         {
@@ -35,7 +35,7 @@ public sealed class EdgeSystemFixture : IAsyncLifetime
                 ["HttpLimits__RequestHeadersTimeout"] = "00:00:03",
             },
         };
-        System = await LocalSystem.StartAsync(Options, TestContext.Current.CancellationToken);
+        System = await LocalSystem.StartAsync(Options, cancel);
         Gateway = new HttpClient { BaseAddress = System.Gateway.BaseAddress };
     }
 
@@ -77,7 +77,7 @@ public sealed class EdgeSystemFixture : IAsyncLifetime
         }
     }
 
-    public async ValueTask DisposeAsync()
+    protected override async ValueTask StopAsync()
     {
         Gateway?.Dispose();
         if (System is not null)

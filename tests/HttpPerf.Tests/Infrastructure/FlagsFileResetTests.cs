@@ -1,19 +1,17 @@
 namespace HttpPerf.Tests.Infrastructure;
 
 /// <summary>Tests that change flags: each starts and ends with no flags file, so every flag is optimized.</summary>
-public abstract class FlagsFileResetTests(SmallSystemFixture fixture) : IAsyncLifetime
+public abstract class FlagsFileResetTests(SmallSystemFixture fixture) : SystemTests<SmallSystemFixture>(fixture)
 {
-    protected SmallSystemFixture Fixture { get; } = fixture;
-
-    public ValueTask InitializeAsync()
+    public override async ValueTask InitializeAsync()
     {
+        await base.InitializeAsync();
         File.Delete(Fixture.System.FlagsFile);
-        return ValueTask.CompletedTask;
     }
 
-    public ValueTask DisposeAsync()
+    public override async ValueTask DisposeAsync()
     {
         File.Delete(Fixture.System.FlagsFile);
-        return ValueTask.CompletedTask;
+        await base.DisposeAsync();
     }
 }

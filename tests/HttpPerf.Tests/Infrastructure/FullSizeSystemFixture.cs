@@ -2,20 +2,20 @@ using Bench.LocalSystem;
 
 namespace HttpPerf.Tests.Infrastructure;
 
-/// <summary>The whole system as real processes at the default catalog size (about 25 MB), shared by one collection.</summary>
-public sealed class FullSizeSystemFixture : IAsyncLifetime
+/// <summary>The whole system as real processes at the default catalog size (about 25 MB), shared by the processes lane (<see cref="SharedSystem"/>).</summary>
+public sealed class FullSizeSystemFixture : SharedSystem
 {
     public LocalSystem System { get; private set; } = null!;
 
     public HttpClient Gateway { get; private set; } = null!;
 
-    public async ValueTask InitializeAsync()
+    protected override async Task StartAsync(CancellationToken cancel)
     {
-        System = await LocalSystem.StartAsync(new LocalSystemOptions(), TestContext.Current.CancellationToken);
+        System = await LocalSystem.StartAsync(new LocalSystemOptions(), cancel);
         Gateway = new HttpClient { BaseAddress = System.Gateway.BaseAddress, Timeout = TimeSpan.FromMinutes(5) };
     }
 
-    public async ValueTask DisposeAsync()
+    protected override async ValueTask StopAsync()
     {
         Gateway?.Dispose();
         if (System is not null)

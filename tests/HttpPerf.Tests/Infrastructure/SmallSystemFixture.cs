@@ -6,9 +6,9 @@ namespace HttpPerf.Tests.Infrastructure;
 
 /// <summary>
 /// The whole system as real processes with a small catalog (fast to seed and to fetch), exporting
-/// telemetry to an in-test OTLP receiver. Shared by the tests of one collection.
+/// telemetry to an in-test OTLP receiver. Shared by the processes lane (<see cref="SharedSystem"/>).
 /// </summary>
-public sealed class SmallSystemFixture : IAsyncLifetime
+public sealed class SmallSystemFixture : SharedSystem
 {
     public const int ProductCount = 2_000;
     public const int MaxFileBytes = 4 * 1024 * 1024;
@@ -22,7 +22,7 @@ public sealed class SmallSystemFixture : IAsyncLifetime
 
     public HttpClient Gateway { get; private set; } = null!;
 
-    public async ValueTask InitializeAsync()
+    protected override async Task StartAsync(CancellationToken cancel)
     {
         Telemetry = await OtlpReceiver.StartAsync();
         System = await LocalSystem.StartAsync(new LocalSystemOptions
@@ -35,11 +35,11 @@ public sealed class SmallSystemFixture : IAsyncLifetime
                 ["Uploads__MaxFilesPerRequest"] = MaxFilesPerRequest.ToString(CultureInfo.InvariantCulture),
                 [SystemContract.UploadsEnableSink] = "true",
             },
-        }, TestContext.Current.CancellationToken);
+        }, cancel);
         Gateway = new HttpClient { BaseAddress = System.Gateway.BaseAddress };
     }
 
-    public async ValueTask DisposeAsync()
+    protected override async ValueTask StopAsync()
     {
         Gateway?.Dispose();
         if (System is not null)

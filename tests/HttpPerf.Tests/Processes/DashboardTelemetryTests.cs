@@ -12,7 +12,7 @@ namespace HttpPerf.Tests.Processes;
 /// </summary>
 [Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
-public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
+public sealed class DashboardTelemetryTests(SmallSystemFixture fixture) : SystemTests<SmallSystemFixture>(fixture)
 {
     private static readonly string[] Lessons = ["/api/products", "/api/catalog/products", "/api/catalog/export"];
 
@@ -20,7 +20,7 @@ public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
     public async Task One_run_gives_readable_histograms_the_whole_requests_mode_distinct_span_names_and_quiet_logs()
     {
         var console = new ConcurrentQueue<(string Service, string Line)>();
-        var watchers = fixture.System.Services.Select(service => (service, watcher: new Action<string>(line => console.Enqueue((service.Name, line))))).ToList();
+        var watchers = Fixture.System.Services.Select(service => (service, watcher: new Action<string>(line => console.Enqueue((service.Name, line))))).ToList();
         watchers.ForEach(w => w.service.Output += w.watcher);
         try
         {
@@ -31,14 +31,14 @@ public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
                 {
                     foreach (var path in Lessons)
                     {
-                        var fetched = await Http.GetAsync(fixture.Gateway, path, mode);
+                        var fetched = await Http.GetAsync(Fixture.Gateway, path, mode);
                         Assert.Equal(200, fetched.Status);
                         Assert.Equal(mode, PerfMode.Summarize(fetched.Variants));
                     }
                 }
             }
 
-            foreach (var service in fixture.System.Services)
+            foreach (var service in Fixture.System.Services)
             {
                 using var probe = new HttpClient { BaseAddress = service.BaseAddress };
                 Assert.True((await probe.GetAsync("/health", Cancel)).IsSuccessStatusCode);
@@ -46,7 +46,7 @@ public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
             }
 
             var ended = DateTime.UtcNow;
-            var receiver = fixture.Telemetry;
+            var receiver = Fixture.Telemetry;
 
             // Wait for what the run must have exported: the whole request's mode on the upstream hops' request
             // metrics, the Gateway's spans of the catalog and the export, and its 12 exchange lines (logs of the
@@ -93,7 +93,7 @@ public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
             Assert.DoesNotContain(spans, s => s.Name.Contains("/health", StringComparison.Ordinal) || s.Name.Contains("/alive", StringComparison.Ordinal));
 
             // The landing page splits the same way: a row per route and mode.
-            using var live = JsonDocument.Parse(await fixture.Gateway.GetStringAsync("/live", Cancel));
+            using var live = JsonDocument.Parse(await Fixture.Gateway.GetStringAsync("/live", Cancel));
             var rows = live.RootElement.GetProperty("routes").EnumerateArray()
                 .Select(r => (r.GetProperty("route").GetString(), r.GetProperty("path").GetString(), r.GetProperty("variant").GetString())).ToList();
             Assert.All(live.RootElement.GetProperty("routes").EnumerateArray(), r => Assert.Contains(r.GetProperty("p50MsBySlot").EnumerateArray(), slot => slot.ValueKind == JsonValueKind.Number));
@@ -121,7 +121,7 @@ public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
             Assert.NotEmpty(lines);
             Assert.DoesNotContain(lines, l => l.Line.Contains("(null)", StringComparison.Ordinal)
                 || (l.Line.Contains("Polly", StringComparison.Ordinal) && !l.Line.StartsWith("warn:", StringComparison.Ordinal) && !l.Line.StartsWith("fail:", StringComparison.Ordinal)));
-            var frontendConsole = lines.Where(l => l.Service == fixture.System.Frontend.Name && l.Line.StartsWith("info:", StringComparison.Ordinal)).ToList();
+            var frontendConsole = lines.Where(l => l.Service == Fixture.System.Frontend.Name && l.Line.StartsWith("info:", StringComparison.Ordinal)).ToList();
             Assert.True(frontendConsole.Count <= 12, string.Join(Environment.NewLine, frontendConsole.Select(l => l.Line)));
         }
         finally
@@ -133,10 +133,10 @@ public sealed class DashboardTelemetryTests(SmallSystemFixture fixture)
     [Fact]
     public async Task Yarps_active_health_checks_run_but_no_span_of_them_is_exported()
     {
-        var receiver = fixture.Telemetry;
+        var receiver = Fixture.Telemetry;
 
         // The Gateway exports traces: one proxied request's span arrives.
-        Assert.Equal(200, (await Http.GetAsync(fixture.Gateway, "/api/catalog/export")).Status);
+        Assert.Equal(200, (await Http.GetAsync(Fixture.Gateway, "/api/catalog/export")).Status);
         Assert.True(await WaitUntilAsync(() => receiver.Spans().Any(s => s.Service == "gateway" && s.Name == "GET /api/catalog/export")));
 
         // YARP probes the Catalog's /health every 5 s (Gateway/appsettings.json), and the Catalog's routing counter

@@ -10,14 +10,14 @@ namespace HttpPerf.Tests.Processes;
 /// <summary>The shared flags file switches a running system, no restart.</summary>
 [Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
-public sealed class FlagsFileTests(SmallSystemFixture fixture)
+public sealed class FlagsFileTests(SmallSystemFixture fixture) : SystemTests<SmallSystemFixture>(fixture)
 {
     [Fact]
     public async Task Editing_the_flags_file_switches_every_running_service()
     {
         try
         {
-            await FlagsFile.WriteAsync(fixture.System.FlagsFile, new Dictionary<string, string>
+            await FlagsFile.WriteAsync(Fixture.System.FlagsFile, new Dictionary<string, string>
             {
                 [Pitfalls.GatewayBuffering] = "naive",
                 [Pitfalls.CatalogSerialization] = "naive",
@@ -28,7 +28,7 @@ public sealed class FlagsFileTests(SmallSystemFixture fixture)
             Assert.True(lastServedOld < TimeSpan.FromSeconds(2), $"a product list sent {lastServedOld.TotalSeconds:F1} s after the write was served the old flags");
 
             // One flag at a time: each pitfall has its own.
-            await FlagsFile.WriteAsync(fixture.System.FlagsFile, new Dictionary<string, string>
+            await FlagsFile.WriteAsync(Fixture.System.FlagsFile, new Dictionary<string, string>
             {
                 [Pitfalls.CatalogSerialization] = "naive",
                 [Pitfalls.FrontendCatalogClient] = "optimized",
@@ -36,12 +36,12 @@ public sealed class FlagsFileTests(SmallSystemFixture fixture)
             await WaitForVariantsAsync("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=naive");
 
             // The per-request header still wins over the file.
-            var forced = await Http.GetAsync(fixture.Gateway, "/api/products", "optimized");
+            var forced = await Http.GetAsync(Fixture.Gateway, "/api/products", "optimized");
             Assert.Equal("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized", forced.Variants);
         }
         finally
         {
-            File.Delete(fixture.System.FlagsFile);
+            File.Delete(Fixture.System.FlagsFile);
         }
 
         await WaitForVariantsAsync("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized");
@@ -53,15 +53,15 @@ public sealed class FlagsFileTests(SmallSystemFixture fixture)
         const string Served = "Gateway.Buffering=optimized, Gateway.Upstream=optimized, Catalog.Serialization=naive";
         try
         {
-            await FlagsFile.WriteAsync(fixture.System.FlagsFile, new Dictionary<string, string> { [Pitfalls.CatalogSerialization] = "naive" }, TestContext.Current.CancellationToken);
+            await FlagsFile.WriteAsync(Fixture.System.FlagsFile, new Dictionary<string, string> { [Pitfalls.CatalogSerialization] = "naive" }, TestContext.Current.CancellationToken);
             await WaitForVariantsAsync(Served, "/api/catalog/products");
 
             // A hand edit saved half-way (written aside, then renamed over the file, as editors save).
-            var broken = fixture.System.FlagsFile + ".edit";
+            var broken = Fixture.System.FlagsFile + ".edit";
             await File.WriteAllTextAsync(broken, """{ "feature_management": { "feature_flags": [ { "id": "Catalog.Serialization", """, TestContext.Current.CancellationToken);
-            File.Move(broken, fixture.System.FlagsFile, overwrite: true);
+            File.Move(broken, Fixture.System.FlagsFile, overwrite: true);
 
-            var catalog = fixture.System.Catalog;
+            var catalog = Fixture.System.Catalog;
             var deadline = DateTime.UtcNow.AddSeconds(10);
             while (Warnings(catalog.RecentOutput) == 0 && DateTime.UtcNow < deadline)
             {
@@ -69,11 +69,11 @@ public sealed class FlagsFileTests(SmallSystemFixture fixture)
             }
 
             var output = catalog.RecentOutput;
-            Assert.Contains($"The flags file {fixture.System.FlagsFile} does not parse, so the last good flags stay in force", output);
+            Assert.Contains($"The flags file {Fixture.System.FlagsFile} does not parse, so the last good flags stay in force", output);
             Assert.Contains("LineNumber", output); // the parser's own words: where the JSON broke
             for (var i = 0; i < 5; i++)
             {
-                Assert.Equal(Served, (await Http.GetAsync(fixture.Gateway, "/api/catalog/products")).Variants);
+                Assert.Equal(Served, (await Http.GetAsync(Fixture.Gateway, "/api/catalog/products")).Variants);
                 await Task.Delay(200, TestContext.Current.CancellationToken);
             }
 
@@ -81,20 +81,20 @@ public sealed class FlagsFileTests(SmallSystemFixture fixture)
 
             // The admin API will not read the broken file as "all optimized" and write that back over it: it answers a
             // 503 problem, changes nothing, and every service says Degraded until the file parses again.
-            var before = await File.ReadAllTextAsync(fixture.System.FlagsFile, TestContext.Current.CancellationToken);
+            var before = await File.ReadAllTextAsync(Fixture.System.FlagsFile, TestContext.Current.CancellationToken);
             using var put = new HttpRequestMessage(HttpMethod.Put, $"/admin/flags/{Pitfalls.GatewayBuffering}") { Content = JsonContent.Create("naive") };
-            put.Headers.Add("X-Admin-Key", fixture.AdminKey);
-            using var refused = await fixture.Gateway.SendAsync(put, TestContext.Current.CancellationToken);
+            put.Headers.Add("X-Admin-Key", Fixture.AdminKey);
+            using var refused = await Fixture.Gateway.SendAsync(put, TestContext.Current.CancellationToken);
             Assert.Equal(HttpStatusCode.ServiceUnavailable, refused.StatusCode);
             Assert.Equal("application/problem+json", refused.Content.Headers.ContentType?.MediaType);
-            Assert.Equal(before, await File.ReadAllTextAsync(fixture.System.FlagsFile, TestContext.Current.CancellationToken));
-            Assert.Equal(Served, (await Http.GetAsync(fixture.Gateway, "/api/catalog/products")).Variants);
+            Assert.Equal(before, await File.ReadAllTextAsync(Fixture.System.FlagsFile, TestContext.Current.CancellationToken));
+            Assert.Equal(Served, (await Http.GetAsync(Fixture.Gateway, "/api/catalog/products")).Variants);
             using var health = new HttpClient { BaseAddress = catalog.BaseAddress };
             Assert.Equal("Degraded", await health.GetStringAsync("/health", TestContext.Current.CancellationToken));
         }
         finally
         {
-            File.Delete(fixture.System.FlagsFile);
+            File.Delete(Fixture.System.FlagsFile);
         }
 
         await WaitForVariantsAsync("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Catalog.Serialization=optimized", "/api/catalog/products");
@@ -112,7 +112,7 @@ public sealed class FlagsFileTests(SmallSystemFixture fixture)
         while (lastOther < TimeSpan.FromSeconds(10))
         {
             var sent = clock.Elapsed;
-            var answer = await Http.GetAsync(fixture.Gateway, path);
+            var answer = await Http.GetAsync(Fixture.Gateway, path);
             Assert.Equal(200, answer.Status);
             last = answer.Variants;
             if (last == expected)

@@ -9,12 +9,12 @@ namespace HttpPerf.Tests.Processes;
 [Lesson(Pitfalls.CatalogSerialization)]
 [Lesson(Pitfalls.FrontendCatalogClient)]
 [Lesson(Pitfalls.FrontendGrpc)]
-public sealed class FullSizeTests(FullSizeSystemFixture fixture)
+public sealed class FullSizeTests(FullSizeSystemFixture fixture) : SystemTests<FullSizeSystemFixture>(fixture)
 {
     [Fact]
     public async Task Both_modes_deliver_the_full_catalog_item_by_item()
     {
-        var gateway = fixture.Gateway;
+        var gateway = Fixture.Gateway;
 
         var (naiveCatalog, optimizedCatalog) = await Http.GetInBothModesAsync(gateway, "/api/catalog/products");
         Assert.InRange(optimizedCatalog.Body.Length, 24_000_000, 27_000_000);

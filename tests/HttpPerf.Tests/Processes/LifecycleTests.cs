@@ -54,16 +54,16 @@ public sealed class LifecycleTests
 /// <summary>Each service's own runtime counters, which a benchmark reads before and after a run.</summary>
 [Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
-public sealed class RuntimeCountersTests(SmallSystemFixture fixture)
+public sealed class RuntimeCountersTests(SmallSystemFixture fixture) : SystemTests<SmallSystemFixture>(fixture)
 {
     [Fact]
     public async Task A_naive_catalog_request_shows_as_allocations_in_the_catalog()
     {
-        var before = await fixture.System.Catalog.ReadRuntimeCountersAsync(TestContext.Current.CancellationToken);
+        var before = await Fixture.System.Catalog.ReadRuntimeCountersAsync(TestContext.Current.CancellationToken);
 
-        var answer = await Http.GetAsync(fixture.Gateway, "/api/catalog/products", "naive");
+        var answer = await Http.GetAsync(Fixture.Gateway, "/api/catalog/products", "naive");
 
-        var after = await fixture.System.Catalog.ReadRuntimeCountersAsync(TestContext.Current.CancellationToken);
+        var after = await Fixture.System.Catalog.ReadRuntimeCountersAsync(TestContext.Current.CancellationToken);
         Assert.Equal(200, answer.Status);
         // The naive writer materializes every product and serializes through a buffer: at least the body's size.
         // (Background work, such as exporting telemetry, only adds to the difference.)

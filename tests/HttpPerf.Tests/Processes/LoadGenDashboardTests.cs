@@ -17,19 +17,19 @@ namespace HttpPerf.Tests.Processes;
 /// </summary>
 [Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
-public sealed class LoadGenDashboardTests(SmallSystemFixture fixture)
+public sealed class LoadGenDashboardTests(SmallSystemFixture fixture) : SystemTests<SmallSystemFixture>(fixture)
 {
     [Fact]
     public async Task Each_request_is_a_span_named_for_its_scenario_and_route_lasting_until_its_last_body_byte()
     {
         var load = Scenario.Parse("products", [PerfMode.Optimized], uploadBytes: 1024);
-        await using var control = await StartAsync(load, fixture.Gateway);
+        await using var control = await StartAsync(load, Fixture.Gateway);
 
-        var stats = await LoadRunner.RunAsync(fixture.Gateway, load.Next, requests: 3, concurrency: 1, Cancel);
+        var stats = await LoadRunner.RunAsync(Fixture.Gateway, load.Next, requests: 3, concurrency: 1, Cancel);
         Assert.Equal(0, stats.Single().Errors);
 
         // Each root span of LoadGen's, with the Gateway's server span in the same trace.
-        var receiver = fixture.Telemetry;
+        var receiver = Fixture.Telemetry;
         List<(SpanRecord Root, SpanRecord Gateway)> traces = [];
         var deadline = DateTime.UtcNow.AddSeconds(20);
         while (traces.Count < 3 && DateTime.UtcNow < deadline)
@@ -66,7 +66,7 @@ public sealed class LoadGenDashboardTests(SmallSystemFixture fixture)
     public async Task A_run_with_no_end_sends_until_stopped_and_its_status_says_what_it_does()
     {
         var (load, runner) = CatalogLoad(perSecond: 5);
-        await using var control = await StartAsync(load, fixture.Gateway, runner);
+        await using var control = await StartAsync(load, Fixture.Gateway, runner);
         using var client = new HttpClient { BaseAddress = new Uri(control.Urls.First()) };
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(Cancel);
 
@@ -118,7 +118,7 @@ public sealed class LoadGenDashboardTests(SmallSystemFixture fixture)
         var started = DateTime.UtcNow;
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(Cancel);
         stop.CancelAfter(TimeSpan.FromSeconds(3));
-        var exitCode = await root.Parse(["run", "--url", fixture.System.Gateway.BaseAddress.ToString(), "--scenario", "catalog", "--mode", "flags", "--rate", "5", "--duration", "infinite"])
+        var exitCode = await root.Parse(["run", "--url", Fixture.System.Gateway.BaseAddress.ToString(), "--scenario", "catalog", "--mode", "flags", "--rate", "5", "--duration", "infinite"])
             .InvokeAsync(cancellationToken: stop.Token);
 
         Assert.Equal(0, exitCode);
@@ -130,7 +130,7 @@ public sealed class LoadGenDashboardTests(SmallSystemFixture fixture)
     public async Task Measure_now_answers_naive_and_optimized_p50_p99_and_ratios_with_or_without_the_live_load()
     {
         var (load, runner) = CatalogLoad(perSecond: 4);
-        await using var control = await StartAsync(load, fixture.Gateway, runner);
+        await using var control = await StartAsync(load, Fixture.Gateway, runner);
         using var client = new HttpClient { BaseAddress = new Uri(control.Urls.First()), Timeout = TimeSpan.FromSeconds(60) };
 
         // No live load yet.
@@ -140,12 +140,12 @@ public sealed class LoadGenDashboardTests(SmallSystemFixture fixture)
         // The measurement's look at the Gateway's health is a probe: out of traces, as YARP's health checks are.
         // Ours: this LoadGen's, to this system's Gateway. LoadGen runs in the test process, whose HttpClient spans it sees
         // all of, so a span of another test's request (another lane's, Lanes.cs) is not its own.
-        var gateway = fixture.Gateway.BaseAddress!.GetLeftPart(UriPartial.Authority);
+        var gateway = Fixture.Gateway.BaseAddress!.GetLeftPart(UriPartial.Authority);
         bool Ours(SpanRecord s) => s.Service == SystemContract.LoadGen && s.Start >= started
             && (s["url.full"] is not { } url || url.StartsWith(gateway, StringComparison.Ordinal));
-        Assert.True(await Poll.UntilAsync(() => fixture.Telemetry.Spans().Any(s => Ours(s) && s.Name == "POST /measure"), TimeSpan.FromSeconds(10)),
+        Assert.True(await Poll.UntilAsync(() => Fixture.Telemetry.Spans().Any(s => Ours(s) && s.Name == "POST /measure"), TimeSpan.FromSeconds(10)),
             "LoadGen's span of POST /measure was not exported");
-        Assert.DoesNotContain(fixture.Telemetry.Spans(), s => Ours(s)
+        Assert.DoesNotContain(Fixture.Telemetry.Spans(), s => Ours(s)
             && (s.Name.Contains(SystemContract.HealthPath, StringComparison.Ordinal) || s["url.full"]?.EndsWith(SystemContract.HealthPath, StringComparison.Ordinal) == true));
 
         // Beside the live load, which goes on.
@@ -163,37 +163,37 @@ public sealed class LoadGenDashboardTests(SmallSystemFixture fixture)
     [Fact]
     public async Task Repeated_measurements_of_downloads_and_uploads_store_one_file_for_the_run_which_goes_when_the_run_ends()
     {
-        var before = fixture.System.StoredUploads();
+        var before = Fixture.System.StoredUploads();
         var started = DateTime.UtcNow;
         var load = Scenario.Parse("catalog", [PerfMode.Optimized], uploadBytes: 1024);
         // 2 MiB: long enough that the table's rounded milliseconds give its ratios to 2%.
-        var download = new DownloadFile(fixture.Gateway, 2 << 20);
+        var download = new DownloadFile(Fixture.Gateway, 2 << 20);
         IReadOnlyList<string> duringRun;
-        await using (var control = await StartAsync(load, fixture.Gateway, download: download))
+        await using (var control = await StartAsync(load, Fixture.Gateway, download: download))
         {
             using var client = new HttpClient { BaseAddress = new Uri(control.Urls.First()), Timeout = TimeSpan.FromSeconds(60) };
             AssertTable(await MeasureAsync(client, "download"), "download GET /api/uploads/{id}");
-            duringRun = fixture.System.StoredUploads();
+            duringRun = Fixture.System.StoredUploads();
             Assert.Single(duringRun.Except(before));
 
             // Again, and the uploads measured (each deleted once acknowledged): the folder holds the same files.
             AssertTable(await MeasureAsync(client, "download"), "download GET /api/uploads/{id}");
             AssertTable(await MeasureAsync(client, "upload"), "upload POST /api/uploads");
             AssertTable(await MeasureAsync(client, "upload"), "upload POST /api/uploads");
-            Assert.Equal(duringRun, fixture.System.StoredUploads());
+            Assert.Equal(duringRun, Fixture.System.StoredUploads());
         }
 
         // One audit record per measurement, with its ratios.
         bool Measured(LogRecord r) => r.Service == SystemContract.LoadGen && r.Category == SystemContract.AuditCategory && r.Time >= started;
-        Assert.True(await Poll.UntilAsync(() => fixture.Telemetry.Logs().Count(Measured) >= 4, TimeSpan.FromSeconds(10)));
+        Assert.True(await Poll.UntilAsync(() => Fixture.Telemetry.Logs().Count(Measured) >= 4, TimeSpan.FromSeconds(10)));
         await Task.Delay(TimeSpan.FromSeconds(2), Cancel);
-        var measured = fixture.Telemetry.Logs().Where(Measured).OrderBy(r => r.Time).ToList();
+        var measured = Fixture.Telemetry.Logs().Where(Measured).OrderBy(r => r.Time).ToList();
         Assert.Equal(["download", "download", "upload", "upload"], measured.Select(r => r["Scenarios"]));
         Assert.All(measured, r => Assert.Matches(@"^(download|upload) \d+\.\d\d$", r["P50Ratios"]!));
 
         // The run ends (RunCommand disposes its DownloadFile): its file goes too.
         await download.DisposeAsync();
-        Assert.Equal(before, fixture.System.StoredUploads());
+        Assert.Equal(before, Fixture.System.StoredUploads());
     }
 
     [Fact]
@@ -258,14 +258,14 @@ public sealed class LoadGenDashboardTests(SmallSystemFixture fixture)
     private (Scenario Load, OpenModelRunner Runner) CatalogLoad(double perSecond)
     {
         var load = Scenario.Parse("catalog", new ModeControl([ModeControl.FollowFlags]), uploadBytes: 1024);
-        var runner = new OpenModelRunner(fixture.Gateway, load.Next, maxInFlight: 2);
+        var runner = new OpenModelRunner(Fixture.Gateway, load.Next, maxInFlight: 2);
         runner.Rate.PerSecond = perSecond;
         return (load, runner);
     }
 
     private async Task<WebApplication> StartAsync(Scenario load, HttpClient gateway, OpenModelRunner? runner = null, DownloadFile? download = null)
     {
-        var configuration = fixture.Telemetry.ExporterEnvironment.ToDictionary(e => e.Key, e => (string?)e.Value);
+        var configuration = Fixture.Telemetry.ExporterEnvironment.ToDictionary(e => e.Key, e => (string?)e.Value);
         configuration["OTEL_SERVICE_NAME"] = SystemContract.LoadGen;
         runner ??= new OpenModelRunner(gateway, load.Next, maxInFlight: 1);
         return await LoadControlHost.StartAsync(new LoadControl(runner, load.Modes, gateway, download ?? new DownloadFile(gateway, 1024)), "http://127.0.0.1:0", configuration, Cancel);

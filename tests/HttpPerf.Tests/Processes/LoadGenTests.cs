@@ -7,15 +7,15 @@ namespace HttpPerf.Tests.Processes;
 
 [Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
-public sealed class LoadGenTests(SmallSystemFixture fixture)
+public sealed class LoadGenTests(SmallSystemFixture fixture) : SystemTests<SmallSystemFixture>(fixture)
 {
     [Fact]
     public async Task A_run_interleaves_the_modes_and_records_each_in_its_own_histogram()
     {
-        var stats = await LoadRunner.RunAsync(fixture.Gateway, "/api/products", ["naive", "optimized"], requests: 10, concurrency: 3, TestContext.Current.CancellationToken);
+        var stats = await LoadRunner.RunAsync(Fixture.Gateway, "/api/products", ["naive", "optimized"], requests: 10, concurrency: 3, TestContext.Current.CancellationToken);
 
         Assert.Equal(["naive", "optimized"], stats.Select(s => s.Mode));
-        var expectedBody = (await Http.GetAsync(fixture.Gateway, "/api/products")).Body.Length;
+        var expectedBody = (await Http.GetAsync(Fixture.Gateway, "/api/products")).Body.Length;
         foreach (var mode in stats)
         {
             Assert.Equal(5, mode.Count);
@@ -33,7 +33,7 @@ public sealed class LoadGenTests(SmallSystemFixture fixture)
     public async Task The_run_command_drives_the_gateway_from_its_command_line(params string[] load)
     {
         var root = new System.CommandLine.RootCommand { LoadGen.Commands.RunCommand.Create() };
-        string[] args = ["run", "--url", fixture.System.Gateway.BaseAddress.ToString(), "--concurrency", "2", "--mode", "both", .. load];
+        string[] args = ["run", "--url", Fixture.System.Gateway.BaseAddress.ToString(), "--concurrency", "2", "--mode", "both", .. load];
 
         var exitCode = await root.Parse(args).InvokeAsync(cancellationToken: TestContext.Current.CancellationToken);
 
@@ -69,15 +69,15 @@ public sealed class LoadGenTests(SmallSystemFixture fixture)
 
         try
         {
-            await FlagsFile.WriteAsync(fixture.System.FlagsFile, Pitfalls.All.ToDictionary(p => p.Flag, _ => "naive"), TestContext.Current.CancellationToken);
+            await FlagsFile.WriteAsync(Fixture.System.FlagsFile, Pitfalls.All.ToDictionary(p => p.Flag, _ => "naive"), TestContext.Current.CancellationToken);
             Assert.Equal("naive", await ServedAfterAFlipAsync(load, "naive"));
 
-            File.Delete(fixture.System.FlagsFile);
+            File.Delete(Fixture.System.FlagsFile);
             Assert.Equal("optimized", await ServedAfterAFlipAsync(load, "optimized"));
         }
         finally
         {
-            File.Delete(fixture.System.FlagsFile);
+            File.Delete(Fixture.System.FlagsFile);
         }
     }
 
@@ -88,7 +88,7 @@ public sealed class LoadGenTests(SmallSystemFixture fixture)
         IReadOnlyDictionary<string, long> served;
         do
         {
-            var stats = await LoadRunner.RunAsync(fixture.Gateway, load.Next, requests: 2, concurrency: 1, TestContext.Current.CancellationToken);
+            var stats = await LoadRunner.RunAsync(Fixture.Gateway, load.Next, requests: 2, concurrency: 1, TestContext.Current.CancellationToken);
             Assert.Equal(["catalog/flags", "export/flags"], stats.Select(s => s.Mode));
             Assert.All(stats, s => Assert.Equal(0, s.Errors));
             served = stats.SelectMany(s => s.Served).GroupBy(p => p.Key).ToDictionary(g => g.Key, g => g.Sum(p => p.Value));
@@ -107,7 +107,7 @@ public sealed class LoadGenTests(SmallSystemFixture fixture)
     [Fact]
     public async Task Failed_requests_are_counted_as_errors()
     {
-        var stats = await LoadRunner.RunAsync(fixture.Gateway, "/api/uploads/not-an-id", ["optimized"], requests: 3, concurrency: 1, TestContext.Current.CancellationToken);
+        var stats = await LoadRunner.RunAsync(Fixture.Gateway, "/api/uploads/not-an-id", ["optimized"], requests: 3, concurrency: 1, TestContext.Current.CancellationToken);
 
         Assert.Equal(3, stats[0].Count);
         Assert.Equal(3, stats[0].Errors);

@@ -15,7 +15,7 @@ namespace HttpPerf.Tests.Processes;
 /// </summary>
 [Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
-public sealed class MalformedInputTests(EdgeSystemFixture fixture)
+public sealed class MalformedInputTests(EdgeSystemFixture fixture) : SystemTests<EdgeSystemFixture>(fixture)
 {
     private const int Requests = 240;
 
@@ -30,8 +30,8 @@ public sealed class MalformedInputTests(EdgeSystemFixture fixture)
         var seed = int.TryParse(Environment.GetEnvironmentVariable("MALFORMED_SEED"), out var given) ? given : Random.Shared.Next();
         TestContext.Current.TestOutputHelper?.WriteLine($"malformed-input seed {seed} (replay with MALFORMED_SEED={seed})");
         var random = new Random(seed);
-        var stored = fixture.StoredFiles();
-        var downloadId = await LoadGen.Load.SyntheticFileContent.StoreAsync(fixture.Gateway, 1_000, Cancel);
+        var stored = Fixture.StoredFiles();
+        var downloadId = await LoadGen.Load.SyntheticFileContent.StoreAsync(Fixture.Gateway, 1_000, Cancel);
         Case[] cases =
         [
             new("broken multipart", BrokenMultipartAsync),
@@ -67,9 +67,9 @@ public sealed class MalformedInputTests(EdgeSystemFixture fixture)
         TestContext.Current.TestOutputHelper?.WriteLine(string.Join(Environment.NewLine, answers.Select(a => $"{a.Value,4} x {a.Key}")));
         Assert.True(failures.Count == 0, $"seed {seed}: {failures.Count} bad answers:{Environment.NewLine}{string.Join(Environment.NewLine, failures)}");
         Assert.Equal(cases.Length, seen.Count);
-        await fixture.AssertNothingLeftBehindAsync(stored + 1);
-        await fixture.AssertEveryServiceHealthyAsync();
-        var variants = (await Http.GetAsync(fixture.Gateway, "/api/products")).Variants;
+        await Fixture.AssertNothingLeftBehindAsync(stored + 1);
+        await Fixture.AssertEveryServiceHealthyAsync();
+        var variants = (await Http.GetAsync(Fixture.Gateway, "/api/products")).Variants;
         Assert.Equal("Gateway.Buffering=optimized, Gateway.Upstream=optimized, Frontend.CatalogClient=optimized, Frontend.Replicas=optimized, Catalog.Serialization=optimized", variants); // no flag was changed
     }
 
@@ -128,7 +128,7 @@ public sealed class MalformedInputTests(EdgeSystemFixture fixture)
                 return ("two Host headers", await RawAsync(Encoding.ASCII.GetBytes("GET /api/products HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"), halfClose: false));
             case 2:
                 var request = new HttpRequestMessage(HttpMethod.Get, "/admin/flags");
-                request.Headers.TryAddWithoutValidation("X-Admin-Key", [fixture.AdminKey, "second-key"]);
+                request.Headers.TryAddWithoutValidation("X-Admin-Key", [Fixture.AdminKey, "second-key"]);
                 return ("the admin key twice", await SendAsync(request));
             default:
                 var modes = new HttpRequestMessage(HttpMethod.Get, "/api/catalog/products");
@@ -145,7 +145,7 @@ public sealed class MalformedInputTests(EdgeSystemFixture fixture)
         var request = new HttpRequestMessage(HttpMethod.Get, $"/api/uploads/{id}");
         request.Headers.TryAddWithoutValidation("Range", range);
         // Both download writers: the admin key may force a mode at the edge.
-        request.Headers.Add("X-Admin-Key", fixture.AdminKey);
+        request.Headers.Add("X-Admin-Key", Fixture.AdminKey);
         request.Headers.Add("X-Perf-Mode", random.Next(2) == 0 ? "naive" : "optimized");
         return (range, await SendAsync(request));
     }
@@ -156,7 +156,7 @@ public sealed class MalformedInputTests(EdgeSystemFixture fixture)
         var body = bodies[random.Next(bodies.Length)];
         var path = random.Next(3) switch { 0 => "/admin/flags", 1 => "/admin/flags/Catalog.Serialization", _ => "/admin/flags/..%2F..%2Fetc%2Fpasswd" };
         var request = new HttpRequestMessage(HttpMethod.Put, path) { Content = new StringContent(body, Encoding.UTF8, random.Next(4) == 0 ? "text/plain" : "application/json") };
-        request.Headers.Add("X-Admin-Key", fixture.AdminKey);
+        request.Headers.Add("X-Admin-Key", Fixture.AdminKey);
         return ($"PUT {path} {(body.Length > 20 ? body[..20] + "…" : body)}", await SendAsync(request));
     }
 
@@ -168,7 +168,7 @@ public sealed class MalformedInputTests(EdgeSystemFixture fixture)
         var content = new ByteArrayContent(body);
         content.Headers.TryAddWithoutValidation("Content-Type", $"multipart/form-data; boundary={Multipart.Boundary}");
         var request = new HttpRequestMessage(HttpMethod.Post, "/api/uploads") { Content = content };
-        request.Headers.Add("X-Admin-Key", fixture.AdminKey);
+        request.Headers.Add("X-Admin-Key", Fixture.AdminKey);
         request.Headers.Add("X-Perf-Mode", random.Next(2) == 0 ? "naive" : "optimized");
         return ($"file name {name.Replace("\0", "\\0", StringComparison.Ordinal)}", await SendAsync(request));
     }
@@ -193,7 +193,7 @@ public sealed class MalformedInputTests(EdgeSystemFixture fixture)
         {
             try
             {
-                using var response = await fixture.Gateway.SendAsync(request, Cancel);
+                using var response = await Fixture.Gateway.SendAsync(request, Cancel);
                 await response.Content.ReadAsByteArrayAsync(Cancel);
                 return new Outcome((int)response.StatusCode, response.Content.Headers.ContentType?.MediaType, ProtocolLevel: (int)response.StatusCode is 400 or 431 && response.Content.Headers.ContentLength == 0);
             }
@@ -208,7 +208,7 @@ public sealed class MalformedInputTests(EdgeSystemFixture fixture)
     private async Task<Outcome> RawAsync(byte[] bytes, bool halfClose)
     {
         using var client = new TcpClient();
-        await client.ConnectAsync(fixture.System.Gateway.BaseAddress.Host, fixture.System.Gateway.BaseAddress.Port, Cancel);
+        await client.ConnectAsync(Fixture.System.Gateway.BaseAddress.Host, Fixture.System.Gateway.BaseAddress.Port, Cancel);
         var stream = client.GetStream();
         try
         {

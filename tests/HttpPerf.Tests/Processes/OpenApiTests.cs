@@ -6,7 +6,7 @@ namespace HttpPerf.Tests.Processes;
 /// <summary>Each service describes its routes at <c>/openapi/v1.json</c>.</summary>
 [Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
-public sealed class OpenApiTests(SmallSystemFixture fixture)
+public sealed class OpenApiTests(SmallSystemFixture fixture) : SystemTests<SmallSystemFixture>(fixture)
 {
     public static TheoryData<string, string[]> Documents => new()
     {
@@ -20,7 +20,7 @@ public sealed class OpenApiTests(SmallSystemFixture fixture)
     [MemberData(nameof(Documents))]
     public async Task Each_service_lists_its_routes_in_an_openapi_document(string service, string[] paths)
     {
-        var process = fixture.System.Services.Single(s => s.Name == service);
+        var process = Fixture.System.Services.Single(s => s.Name == service);
         using var client = new HttpClient { BaseAddress = process.BaseAddress };
 
         var document = await Http.GetAsync(client, "/openapi/v1.json");

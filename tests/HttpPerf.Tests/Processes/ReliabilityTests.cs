@@ -12,7 +12,7 @@ namespace HttpPerf.Tests.Processes;
 /// </summary>
 [Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
-public sealed class ReliabilityTests(FullSizeSystemFixture fixture)
+public sealed class ReliabilityTests(FullSizeSystemFixture fixture) : SystemTests<FullSizeSystemFixture>(fixture)
 {
     private const long MB = 1_000_000;
 
@@ -21,11 +21,11 @@ public sealed class ReliabilityTests(FullSizeSystemFixture fixture)
     [Fact]
     public async Task Sixty_four_concurrent_optimized_product_lists_are_whole_and_memory_stays_bounded()
     {
-        var expected = await FetchHashAsync(fixture.Gateway, "/api/products", "optimized");
+        var expected = await FetchHashAsync(Fixture.Gateway, "/api/products", "optimized");
         Assert.Equal(200, expected.Status);
 
-        var sampler = new ResourceSampler(fixture.System.Services);
-        var fetched = await Task.WhenAll(Enumerable.Range(0, 64).Select(_ => FetchHashAsync(fixture.Gateway, "/api/products", "optimized")));
+        var sampler = new ResourceSampler(Fixture.System.Services);
+        var fetched = await Task.WhenAll(Enumerable.Range(0, 64).Select(_ => FetchHashAsync(Fixture.Gateway, "/api/products", "optimized")));
         var peaks = await sampler.StopAsync();
 
         Assert.All(fetched, f => Assert.Equal(expected, f));
@@ -33,7 +33,7 @@ public sealed class ReliabilityTests(FullSizeSystemFixture fixture)
         // Optimized holds a few buffers per request; 64 whole 30 MB bodies would be 2 GB in one service
         // (the naive mode peaks at 10 GB in Frontend.Api under this load, README).
         Assert.All(new[] { "Gateway", "Frontend.Api", "Catalog.Api" }, name => Assert.True(peaks[name] < 1000 * MB, $"{name} peaked at {peaks[name] / MB} MB"));
-        Assert.Equal(0, (await fixture.WaitIdleAsync(TimeSpan.FromSeconds(10))).Values.Sum());
+        Assert.Equal(0, (await Fixture.WaitIdleAsync(TimeSpan.FromSeconds(10))).Values.Sum());
     }
 
     [Fact]
@@ -71,13 +71,13 @@ public sealed class ReliabilityTests(FullSizeSystemFixture fixture)
     [Fact]
     public async Task Clients_that_leave_mid_upload_leave_no_stuck_request_no_partial_file_and_no_growth()
     {
-        var stored = fixture.System.StoredUploads().Count;
+        var stored = Fixture.System.StoredUploads().Count;
         var chunk = Multipart.Body([new("cut.bin", "application/octet-stream", RandomNumberGenerator.GetBytes(1024 * 1024))], closed: false);
         // A settling round first, as above: measured alone, the Gateway grew 128 MB in it, then 19, -1, 6 and 0 MB
         // in the four rounds after; with only 20 clients first, it once grew 109 MB over the 200 measured.
         for (var i = 0; i < 200; i++)
         {
-            await Multipart.SendAndLeaveAsync(fixture.System.Gateway.BaseAddress, chunk, i % 2 == 0 ? "naive" : "optimized");
+            await Multipart.SendAndLeaveAsync(Fixture.System.Gateway.BaseAddress, chunk, i % 2 == 0 ? "naive" : "optimized");
         }
 
         await AssertIdleAsync();
@@ -85,13 +85,13 @@ public sealed class ReliabilityTests(FullSizeSystemFixture fixture)
         var before = WorkingSets();
         for (var i = 0; i < 200; i++)
         {
-            await Multipart.SendAndLeaveAsync(fixture.System.Gateway.BaseAddress, chunk, i % 2 == 0 ? "naive" : "optimized");
+            await Multipart.SendAndLeaveAsync(Fixture.System.Gateway.BaseAddress, chunk, i % 2 == 0 ? "naive" : "optimized");
         }
 
         await AssertIdleAsync();
         await AssertNoTempFilesAsync();
-        Assert.Empty(fixture.System.IncomingFiles());
-        Assert.Equal(stored, fixture.System.StoredUploads().Count);
+        Assert.Empty(Fixture.System.IncomingFiles());
+        Assert.Equal(stored, Fixture.System.StoredUploads().Count);
         AssertNoGrowth(before, WorkingSets(), "200 clients leaving mid-upload");
     }
 
@@ -111,10 +111,10 @@ public sealed class ReliabilityTests(FullSizeSystemFixture fixture)
         using (var request = new HttpRequestMessage(HttpMethod.Get, "/api/products"))
         {
             request.Headers.Add(Http.ModeHeader, mode);
-            using var response = await fixture.Gateway.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, Cancel);
+            using var response = await Fixture.Gateway.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, Cancel);
             await using var body = await response.Content.ReadAsStreamAsync(Cancel);
             var buffer = new byte[100_000];
-            var sampler = new ResourceSampler(fixture.System.Services);
+            var sampler = new ResourceSampler(Fixture.System.Services);
             for (var tick = 0; tick < 40; tick++)
             {
                 await body.ReadAtLeastAsync(buffer, buffer.Length, throwOnEndOfStream: false, Cancel);
@@ -122,7 +122,7 @@ public sealed class ReliabilityTests(FullSizeSystemFixture fixture)
             }
 
             var peaks = await sampler.StopAsync();
-            var catalogActive = (await fixture.ActiveRequestsAsync())["Catalog.Api"];
+            var catalogActive = (await Fixture.ActiveRequestsAsync())["Catalog.Api"];
             Output?.WriteLine($"{mode}: after 4 s at 1 MB/s the Catalog holds {catalogActive} request(s); working set growth MB: " +
                 string.Join(", ", peaks.Select(p => $"{p.Key} {(p.Value - before[p.Key]) / MB}")));
             if (heldBack)
@@ -135,7 +135,7 @@ public sealed class ReliabilityTests(FullSizeSystemFixture fixture)
             }
         }
 
-        Assert.Equal(0, (await fixture.WaitIdleAsync(TimeSpan.FromSeconds(15))).Values.Sum());
+        Assert.Equal(0, (await Fixture.WaitIdleAsync(TimeSpan.FromSeconds(15))).Values.Sum());
     }
 
     private sealed record Hashed(int Status, long Length, string Sha256);
@@ -162,7 +162,7 @@ public sealed class ReliabilityTests(FullSizeSystemFixture fixture)
     /// <summary>Reads the first bytes of a response, then drops the connection.</summary>
     private async Task LeaveAfterAsync(string path, string mode, int bytes)
     {
-        using var client = new HttpClient { BaseAddress = fixture.System.Gateway.BaseAddress, Timeout = TimeSpan.FromMinutes(1) };
+        using var client = new HttpClient { BaseAddress = Fixture.System.Gateway.BaseAddress, Timeout = TimeSpan.FromMinutes(1) };
         using var request = new HttpRequestMessage(HttpMethod.Get, path);
         request.Headers.Add(Http.ModeHeader, mode);
         using var response = await client.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, Cancel);
@@ -173,20 +173,20 @@ public sealed class ReliabilityTests(FullSizeSystemFixture fixture)
 
     private async Task AssertIdleAsync()
     {
-        var stuck = await fixture.WaitIdleAsync(TimeSpan.FromSeconds(15));
+        var stuck = await Fixture.WaitIdleAsync(TimeSpan.FromSeconds(15));
         Assert.True(stuck.Values.All(n => n == 0), "requests still held 15 s later: " + string.Join(", ", stuck.Select(s => $"{s.Key} {s.Value}")));
     }
 
-    private Dictionary<string, long> WorkingSets() => fixture.System.Services.ToDictionary(s => s.Name, s => s.WorkingSet());
+    private Dictionary<string, long> WorkingSets() => Fixture.System.Services.ToDictionary(s => s.Name, s => s.WorkingSet());
 
     private async Task AssertNoTempFilesAsync()
     {
-        for (var i = 0; i < 50 && fixture.TempFiles().Count > 0; i++)
+        for (var i = 0; i < 50 && Fixture.TempFiles().Count > 0; i++)
         {
             await Task.Delay(100, Cancel);
         }
 
-        Assert.Empty(fixture.TempFiles());
+        Assert.Empty(Fixture.TempFiles());
     }
 
     private static void AssertNoGrowth(Dictionary<string, long> before, Dictionary<string, long> after, string what)

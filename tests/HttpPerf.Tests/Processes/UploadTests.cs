@@ -10,7 +10,7 @@ namespace HttpPerf.Tests.Processes;
 /// <summary>Uploads.Api through the Gateway, in every rung of <c>Uploads.Reader</c> and both of <c>Uploads.Download</c>.</summary>
 [Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
-public sealed class UploadTests(SmallSystemFixture fixture)
+public sealed class UploadTests(SmallSystemFixture fixture) : SystemTests<SmallSystemFixture>(fixture)
 {
     public static TheoryData<string> Modes => new() { "naive", "streaming", "optimized" };
 
@@ -37,7 +37,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
 
         foreach (var downloadMode in new[] { "naive", "optimized" })
         {
-            var stored = await Http.GetAsync(fixture.Gateway, $"/api/uploads/{receipt.Id}", downloadMode);
+            var stored = await Http.GetAsync(Fixture.Gateway, $"/api/uploads/{receipt.Id}", downloadMode);
             Assert.Equal(200, stored.Status);
             Assert.Equal($"Gateway.Buffering={downloadMode}, Gateway.Upstream={downloadMode}, Uploads.Download={downloadMode}", stored.Variants);
             Assert.Equal(receipt.Sha256, stored.Sha256);
@@ -58,8 +58,8 @@ public sealed class UploadTests(SmallSystemFixture fixture)
             var (response, receipts) = await UploadAsync(form, mode);
             Assert.Equal(HttpStatusCode.Created, response.StatusCode);
             Assert.Contains($"Uploads.Reader={mode}", string.Join(", ", response.Headers.GetValues("X-Perf-Variants")), StringComparison.Ordinal);
-            Assert.Contains(receipts[0].Id, fixture.System.StoredUploads());
-            stored.Add(Sha256(await File.ReadAllBytesAsync(Path.Combine(fixture.System.UploadsDataDirectory, receipts[0].Id, "data"), Cancel)));
+            Assert.Contains(receipts[0].Id, Fixture.System.StoredUploads());
+            stored.Add(Sha256(await File.ReadAllBytesAsync(Path.Combine(Fixture.System.UploadsDataDirectory, receipts[0].Id, "data"), Cancel)));
             Assert.Equal(Sha256(bytes), receipts[0].Sha256);
         }
 
@@ -89,7 +89,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
         var (response, receipts) = await UploadAsync(form, "optimized");
 
         Assert.Equal(HttpStatusCode.Created, response.StatusCode);
-        var stored = await File.ReadAllBytesAsync(Path.Combine(fixture.System.UploadsDataDirectory, receipts[0].Id, "data"), Cancel);
+        var stored = await File.ReadAllBytesAsync(Path.Combine(Fixture.System.UploadsDataDirectory, receipts[0].Id, "data"), Cancel);
         Assert.Equal(size, stored.Length);
         Assert.Equal(Sha256(bytes), Sha256(stored));
         Assert.Equal(Sha256(bytes), receipts[0].Sha256);
@@ -126,7 +126,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
         using var request = new HttpRequestMessage(HttpMethod.Post, "/api/uploads/sink") { Content = LoadGen.Load.SyntheticFileContent.Create(size) };
         request.Headers.Add(Http.ModeHeader, mode);
 
-        using var response = await fixture.Gateway.SendAsync(request, Cancel);
+        using var response = await Fixture.Gateway.SendAsync(request, Cancel);
 
         Assert.Equal(HttpStatusCode.OK, response.StatusCode);
         Assert.InRange(await response.Content.ReadFromJsonAsync<long>(Cancel), size, size + 1024);
@@ -137,8 +137,8 @@ public sealed class UploadTests(SmallSystemFixture fixture)
     public async Task The_hashing_sink_answers_the_sha256_of_what_it_read()
     {
         var bytes = RandomNumberGenerator.GetBytes(1024 * 1024 + 3);
-        using var plain = await fixture.Gateway.PostAsync("/api/uploads/sink", new ByteArrayContent(bytes), Cancel);
-        using var hashed = await fixture.Gateway.PostAsync("/api/uploads/sink?sha256=true", new ByteArrayContent(bytes), Cancel);
+        using var plain = await Fixture.Gateway.PostAsync("/api/uploads/sink", new ByteArrayContent(bytes), Cancel);
+        using var hashed = await Fixture.Gateway.PostAsync("/api/uploads/sink?sha256=true", new ByteArrayContent(bytes), Cancel);
 
         Assert.Equal(bytes.Length, await hashed.Content.ReadFromJsonAsync<long>(Cancel));
         Assert.Equal(Sha256(bytes), Assert.Single(hashed.Headers.GetValues("X-Sha256")));
@@ -188,7 +188,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
         using var request = new HttpRequestMessage(HttpMethod.Post, "/api/uploads") { Content = content };
         request.Headers.Add(Http.ModeHeader, mode);
 
-        using var response = await fixture.Gateway.SendAsync(request, Cancel);
+        using var response = await Fixture.Gateway.SendAsync(request, Cancel);
 
         Assert.Equal(status, (int)response.StatusCode);
         Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
@@ -205,7 +205,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
     {
         var stored = StoredCount();
         var head = Multipart.Body([new("cut.bin", "application/octet-stream", RandomNumberGenerator.GetBytes(1024 * 1024))], closed: false);
-        await Multipart.SendAndLeaveAsync(fixture.System.Gateway.BaseAddress, head, mode, linger: TimeSpan.FromMilliseconds(300));
+        await Multipart.SendAndLeaveAsync(Fixture.System.Gateway.BaseAddress, head, mode, linger: TimeSpan.FromMilliseconds(300));
 
         await AssertNothingLeftBehindAsync(stored);
 
@@ -248,7 +248,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
     [InlineData("not-an-id")]
     public async Task An_unknown_or_invalid_id_is_a_404_problem(string id)
     {
-        var answer = await Http.GetAsync(fixture.Gateway, $"/api/uploads/{id}");
+        var answer = await Http.GetAsync(Fixture.Gateway, $"/api/uploads/{id}");
 
         Assert.Equal(404, answer.Status);
         Assert.Equal("application/problem+json", answer.MediaType);
@@ -261,9 +261,9 @@ public sealed class UploadTests(SmallSystemFixture fixture)
         using var form = new MultipartFormDataContent { { new ByteArrayContent(RandomNumberGenerator.GetBytes(200_000)), "file", "metered.bin" } };
         Assert.Equal(HttpStatusCode.Created, (await UploadAsync(form, "naive")).Response.StatusCode);
 
-        Assert.True(await fixture.Telemetry.WaitForAsync("metrics", TimeSpan.FromSeconds(10), "httpperf.upload.spooled", "perf.variant", "naive"));
-        Assert.True(await fixture.Telemetry.WaitForAsync("metrics", TimeSpan.FromSeconds(10), "httpperf.upload.received", "httpperf.upload.duration"));
-        Assert.True(await fixture.Telemetry.WaitForAsync("traces", TimeSpan.FromSeconds(10), "uploads", "Uploads.Reader=naive"));
+        Assert.True(await Fixture.Telemetry.WaitForAsync("metrics", TimeSpan.FromSeconds(10), "httpperf.upload.spooled", "perf.variant", "naive"));
+        Assert.True(await Fixture.Telemetry.WaitForAsync("metrics", TimeSpan.FromSeconds(10), "httpperf.upload.received", "httpperf.upload.duration"));
+        Assert.True(await Fixture.Telemetry.WaitForAsync("traces", TimeSpan.FromSeconds(10), "uploads", "Uploads.Reader=naive"));
     }
 
     [Theory]
@@ -277,9 +277,9 @@ public sealed class UploadTests(SmallSystemFixture fixture)
         using var form = new MultipartFormDataContent { { new ByteArrayContent(RandomNumberGenerator.GetBytes(64 * 1024)), "file", $"{mode}.bin" } };
         var (response, receipts) = await UploadAsync(form, mode);
         Assert.Equal(HttpStatusCode.Created, response.StatusCode);
-        Assert.Equal(200, (await Http.GetAsync(fixture.Gateway, $"/api/uploads/{receipts[0].Id}", mode)).Status);
+        Assert.Equal(200, (await Http.GetAsync(Fixture.Gateway, $"/api/uploads/{receipts[0].Id}", mode)).Status);
 
-        var uploads = fixture.System.Uploads;
+        var uploads = Fixture.System.Uploads;
         var expected = new[]
         {
             (Method: "POST", Port: mode == PerfMode.Optimized ? uploads.Http2Address!.Port : uploads.BaseAddress.Port, Version: mode == PerfMode.Optimized ? "2" : "1.1"),
@@ -288,7 +288,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
         foreach (var call in expected)
         {
             // This test's own calls: the collection's tests run one at a time.
-            SpanRecord? Relay() => fixture.Telemetry.Spans().FirstOrDefault(s => s.Service == SystemContract.Gateway && s.Start >= started
+            SpanRecord? Relay() => Fixture.Telemetry.Spans().FirstOrDefault(s => s.Service == SystemContract.Gateway && s.Start >= started
                 && s["http.request.method"] == call.Method && s["network.protocol.version"] is not null && s["url.full"]?.Contains("/uploads", StringComparison.Ordinal) == true);
             Assert.True(await Poll.UntilAsync(() => Relay() is not null, TimeSpan.FromSeconds(10)), $"{mode}: no Gateway client span {call.Method} to Uploads.Api");
             var relay = Relay()!;
@@ -301,7 +301,7 @@ public sealed class UploadTests(SmallSystemFixture fixture)
     {
         using var request = new HttpRequestMessage(HttpMethod.Post, "/api/uploads") { Content = form };
         request.Headers.Add(Http.ModeHeader, mode);
-        var response = await fixture.Gateway.SendAsync(request, Cancel);
+        var response = await Fixture.Gateway.SendAsync(request, Cancel);
         var receipts = response.StatusCode == HttpStatusCode.Created
             ? (await response.Content.ReadFromJsonAsync<List<UploadReceipt>>(Cancel))!
             : [];
@@ -313,16 +313,16 @@ public sealed class UploadTests(SmallSystemFixture fixture)
         var request = new HttpRequestMessage(HttpMethod.Get, $"/api/uploads/{id}");
         request.Headers.Add(Http.ModeHeader, mode);
         request.Headers.TryAddWithoutValidation("Range", range);
-        return fixture.Gateway.SendAsync(request, Cancel);
+        return Fixture.Gateway.SendAsync(request, Cancel);
     }
 
-    private int StoredCount() => fixture.System.StoredUploads().Count;
+    private int StoredCount() => Fixture.System.StoredUploads().Count;
 
     private void AssertNothingLeftBehind()
     {
-        Assert.Empty(fixture.System.IncomingFiles());
-        Assert.Empty(Directory.GetFiles(fixture.System.TempDirectory("Uploads.Api"), "*", SearchOption.AllDirectories));
-        Assert.Empty(Directory.GetFiles(fixture.System.TempDirectory("Gateway"), "*", SearchOption.AllDirectories));
+        Assert.Empty(Fixture.System.IncomingFiles());
+        Assert.Empty(Directory.GetFiles(Fixture.System.TempDirectory("Uploads.Api"), "*", SearchOption.AllDirectories));
+        Assert.Empty(Directory.GetFiles(Fixture.System.TempDirectory("Gateway"), "*", SearchOption.AllDirectories));
     }
 
     /// <summary>

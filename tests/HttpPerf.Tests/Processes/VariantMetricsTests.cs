@@ -14,7 +14,7 @@ namespace HttpPerf.Tests.Processes;
 [Lesson(Pitfalls.CatalogSerialization)]
 [Lesson(Pitfalls.FrontendCatalogClient)]
 [Lesson(Pitfalls.CatalogWriteStrategy)]
-public sealed class VariantMetricsTests(SmallSystemFixture fixture)
+public sealed class VariantMetricsTests(SmallSystemFixture fixture) : SystemTests<SmallSystemFixture>(fixture)
 {
     private static readonly string[] Services = ["gateway", "frontend", "catalog", "uploads"];
 
@@ -54,8 +54,8 @@ public sealed class VariantMetricsTests(SmallSystemFixture fixture)
             expected[$"catalog export flushes {variant}"] = p => p.Service == "catalog" && p.Metric == "httpperf.server.response.flushes" && p["perf.flag"] == Pitfalls.CatalogWriteStrategy && p["perf.variant"] == variant;
         }
 
-        Assert.Empty(await fixture.Telemetry.WaitForPointsAsync(TimeSpan.FromSeconds(15), expected));
-        var points = fixture.Telemetry.MetricPoints();
+        Assert.Empty(await Fixture.Telemetry.WaitForPointsAsync(TimeSpan.FromSeconds(15), expected));
+        var points = Fixture.Telemetry.MetricPoints();
 
         // Each point names the route's own pitfall, and only routes with a pitfall are tagged.
         var tagged = points.Where(p => p.Metric == "http.server.request.duration" && p["perf.variant"] is not null).ToList();
@@ -80,7 +80,7 @@ public sealed class VariantMetricsTests(SmallSystemFixture fixture)
     {
         foreach (var path in new[] { "/api/products", "/api/catalog/products", "/api/catalog/export" })
         {
-            Assert.Equal(200, (await Http.GetAsync(fixture.Gateway, path, mode)).Status);
+            Assert.Equal(200, (await Http.GetAsync(Fixture.Gateway, path, mode)).Status);
         }
 
         var bytes = RandomNumberGenerator.GetBytes(200_000);
@@ -89,11 +89,11 @@ public sealed class VariantMetricsTests(SmallSystemFixture fixture)
             Content = new MultipartFormDataContent { { new ByteArrayContent(bytes), "file", "metrics.bin" } },
             Headers = { { Http.ModeHeader, mode } },
         };
-        using var stored = await fixture.Gateway.SendAsync(upload, Cancel);
+        using var stored = await Fixture.Gateway.SendAsync(upload, Cancel);
         Assert.Equal(System.Net.HttpStatusCode.Created, stored.StatusCode);
         var receipt = (await stored.Content.ReadFromJsonAsync<List<UploadReceipt>>(Cancel))![0];
 
-        var download = await Http.GetAsync(fixture.Gateway, $"/api/uploads/{receipt.Id}", mode);
+        var download = await Http.GetAsync(Fixture.Gateway, $"/api/uploads/{receipt.Id}", mode);
         Assert.Equal(Convert.ToHexStringLower(SHA256.HashData(bytes)), download.Sha256);
     }
 
