@@ -8,7 +8,8 @@ namespace HttpPerf.Tests.Infrastructure;
 /// Containers/). They share DCP, the engines and the images.</item>
 /// <item><see cref="Processes"/>: every class that starts the services as processes, drives Chromium, builds the
 /// services or times a spin (Processes/, Pages/, and the heavy checks of Repository/ and Analyzers/). The process
-/// systems it shares start with the lane and stay up, idle, until it ends.</item>
+/// systems it shares (<see cref="SharedSystem"/>) each start with the first test that uses it and stay up, idle, until
+/// the lane ends.</item>
 /// </list>
 /// The in-process tests (Lessons/, the rest of Repository/ and Analyzers/) are a collection per class and fill the
 /// gaps. A test that asserts a timing never runs beside another of its lane; beside the other lane, it must hold on a
