@@ -14,6 +14,7 @@ internal static class RuleIds
     public const string Buffering = "HP0006";
     public const string Replicas = "HP0007";
     public const string Grpc = "HP0008";
+    public const string Blocking = "HP0009";
 
     /// <summary>The property a diagnostic carries when its code fix applies: which rewrite, by name.</summary>
     public const string FixKey = "fix";
@@ -23,4 +24,7 @@ internal static class RuleIds
 
     /// <summary>HP0001: ReadAsStringAsync + JsonSerializer.Deserialize become ReadFromJsonAsync.</summary>
     public const string FixReadFromJson = "ReadFromJson";
+
+    /// <summary>HP0009, in an async function: <c>.Result</c> or <c>.GetAwaiter().GetResult()</c> becomes <c>await</c>, <c>ReadAsStream()</c> <c>await ReadAsStreamAsync()</c>.</summary>
+    public const string FixAwait = "Await";
 }

@@ -73,6 +73,13 @@ public static class Rules
         DiagnosticSeverity.Warning,
         "gRPC limits each received message to 4 MB because a message is buffered whole: the sender builds and serializes all of it, the receiver reads it into one array and parses every object before the call returns. A server stream of messages of a few hundred KB each keeps both ends to one message at a time, and the first items are used while the rest are still being read.");
 
+    public static readonly DiagnosticDescriptor Blocking = Rule(
+        RuleIds.Blocking, "Frontend.Blocking",
+        "A thread blocked on HTTP I/O",
+        "{0}: the thread waits for the network doing nothing, and under load every request of the service queues for a thread: await the async form",
+        DiagnosticSeverity.Warning,
+        "A thread-pool thread held through a network call (a synchronous wait on an HttpClient, HttpContent or Stream task, a synchronous read of an HTTP body, or synchronous I/O allowed on a server) is not there for the other requests. The pool starts with one thread a core and adds a few a second, so under concurrency every route of the process slows, its health check included, until the pool has grown to the load.");
+
     private static DiagnosticDescriptor Rule(string id, string lesson, string title, string message, DiagnosticSeverity severity, string description) =>
         new(id, $"{lesson}: {title}", message, Category, severity, isEnabledByDefault: true, description: description,
             helpLinkUri: PagesRoot + lesson + ".md");

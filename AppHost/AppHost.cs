@@ -84,7 +84,7 @@ gateway.WithFlagCommands(gateway, adminKey).WithAllFlagsCommands(adminKey);
 // measure naive against optimized now; its rate, mode, requests and errors are properties of the resource.
 // Start it from the dashboard when you are ready to watch; published, it is not started either (Publishing.cs).
 builder.AddService<Projects.LoadGen>(SystemContract.LoadGen, containers)
-    .WithArgs("run", "--mode", "flags", "--scenario", "products=2,catalog=2,export=2,upload=1,download=1", "--size-mb", "10",
+    .WithArgs("run", "--mode", "flags", "--scenario", "products=2,product=2,catalog=2,export=2,upload=1,download=1", "--size-mb", "10",
         "--rate", "1", "--duration", "infinite", "--concurrency", "16")
     .WithControlEndpoint()
     .WithLoadGenCommands()

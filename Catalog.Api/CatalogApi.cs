@@ -2,6 +2,7 @@ using Catalog.Api.Data;
 using Catalog.Api.Grpc;
 using Catalog.Api.WriteStrategy;
 using Catalog.Api.Serialization;
+using System.Text.Json;
 using Microsoft.Extensions.Options;
 
 namespace Catalog.Api;
@@ -16,6 +17,11 @@ public static class CatalogApi
             .WithSummary("Every product as one JSON array (about 25 MB at the default size); with ?after={id}, those after that id: a resumable read.")
             .Produces<IEnumerable<Product>>(contentType: "application/json")
             .ProducesValidationProblem();
+
+        api.MapGet("/products/{id:int}", GetProduct)
+            .WithSummary("One product by id, after Catalog:ProductLatency (a store's round trip): the page Frontend.Blocking fetches.")
+            .Produces<Product>(contentType: "application/json")
+            .Produces(StatusCodes.Status404NotFound);
 
         api.MapGet("/export", GetExport)
             .WithSummary("Every product as CSV, one short row each (about 6 MB at the default size).")
@@ -44,6 +50,31 @@ public static class CatalogApi
         after < 0
             ? TypedResults.ValidationProblem(new Dictionary<string, string[]> { ["after"] = ["A product id: 0 or more."] }).ExecuteAsync(context)
             : writer.WriteAllProductsAsync(context, after, cancellationToken);
+
+    /// <summary>
+    /// One product: its headers at once, its body after Catalog:ProductLatency, as a service that starts its answer and
+    /// then waits on a remote store sends it (docs/pitfalls/Frontend.Blocking.md). A caller's wait is in reading the body.
+    /// </summary>
+    public static async Task GetProduct(int id, CatalogStore store, IOptions<CatalogOptions> options, HttpContext context, CancellationToken cancellationToken)
+    {
+        Product? found = null;
+        await foreach (var product in store.StreamAllAsync(id - 1, cancellationToken))
+        {
+            found = product.Id == id ? product : null;
+            break;
+        }
+
+        if (found is null)
+        {
+            await TypedResults.NotFound().ExecuteAsync(context);
+            return;
+        }
+
+        context.Response.ContentType = "application/json; charset=utf-8";
+        await context.Response.StartAsync(cancellationToken);
+        await Task.Delay(options.Value.ProductLatency, cancellationToken);
+        await JsonSerializer.SerializeAsync(context.Response.Body, found, CatalogJsonContext.Default.Product, cancellationToken);
+    }
 
     // A stream, not Results.Bytes: one 25 MB write is copied whole into Kestrel's output pipe per request,
     // while a stream is copied 64 KB at a time, each write waiting for the socket.

@@ -1,4 +1,5 @@
 using System.Text.Json;
+using Frontend.Api.Blocking;
 using Frontend.Api.CatalogClient;
 using Frontend.Api.Grpc;
 using Frontend.Api.Replicas;
@@ -55,6 +56,12 @@ public static class FrontendServiceExtensions
             .Variant<UnaryGrpcProductListWriter>(PerfMode.Naive)
             .Variant<StreamedGrpcProductListWriter>(PerfMode.Streaming)
             .Variant<FieldByFieldGrpcProductListWriter>(PerfMode.Optimized);
+
+        // One product's page (GET /products/{id}): a thread blocked on the Catalog call, or none (docs/pitfalls/Frontend.Blocking.md).
+        ProductPage.AddClient(builder.Services);
+        builder.Services.AddPitfall<IProductPageWriter>(IProductPageWriter.Flag)
+            .Variant<BlockingProductPageWriter>(PerfMode.Naive)
+            .Variant<AsyncProductPageWriter>(PerfMode.Optimized);
         return builder;
     }
 

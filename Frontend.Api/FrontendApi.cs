@@ -1,3 +1,4 @@
+using Frontend.Api.Blocking;
 using Frontend.Api.CatalogClient;
 using Frontend.Api.Grpc;
 
@@ -24,6 +25,13 @@ public static class FrontendApi
             .ProducesProblem(StatusCodes.Status503ServiceUnavailable)
             .ProducesProblem(StatusCodes.Status504GatewayTimeout);
 
+        app.MapGet("/products/{id:int}", GetProduct)
+            .WithTags("Products")
+            .WithSummary("One product as a storefront view model, read from Catalog.Api (GET /catalog/products/{id}).")
+            .Produces<ProductView>(contentType: "application/json")
+            .Produces(StatusCodes.Status404NotFound)
+            .ProducesProblem(StatusCodes.Status502BadGateway);
+
         if (app.ServiceProvider.GetRequiredService<IOptions<FrontendOptions>>().Value.EnableBaseline)
         {
             app.MapGet("/products/baseline", RelayBaseline)
@@ -36,6 +44,9 @@ public static class FrontendApi
 
     public static Task GetProducts(IProductListWriter writer, HttpContext context, CancellationToken cancellationToken) =>
         writer.WriteProductsAsync(context, cancellationToken);
+
+    public static Task GetProduct(int id, IProductPageWriter writer, HttpContext context, CancellationToken cancellationToken) =>
+        writer.WriteProductAsync(id, context, cancellationToken);
 
     public static Task GetProductsOverGrpc(IGrpcProductListWriter writer, IOptions<CatalogGrpcOptions> options, HttpContext context, CancellationToken cancellationToken, int? batch = null) =>
         batch is not null and not (> 0 and <= CatalogGrpcOptions.MaxBatchSize)

@@ -17,8 +17,8 @@ namespace Bench.Benches;
 /// <c>... from uploads-100mib</c>): <c>headline</c> (the summary of every scenario), <c>targets</c>,
 /// <c>figures SCENARIO CONCURRENCY [SERVICE ...]</c> (one scenario's figures, with those services' own), or
 /// <c>ladder SCENARIO CONCURRENCY FLAG</c> (a lesson's rungs: <see cref="BenchLadder"/>). <c>latency</c> quotes seed
-/// 003's table (<c>latency</c>); <c>faults</c>, <c>protocols</c>, <c>grpc</c> and <c>as-run</c> the tables of
-/// <c>bench --faults</c>, <c>--protocols</c>, <c>--grpc</c> and <c>--as-run</c>; <c>memory</c>, <c>memory: full</c>
+/// 003's table (<c>latency</c>); <c>faults</c>, <c>protocols</c>, <c>grpc</c>, <c>blocking</c> and <c>as-run</c> the tables of
+/// <c>bench --faults</c>, <c>--protocols</c>, <c>--grpc</c>, <c>--blocking</c> and <c>--as-run</c>; <c>memory</c>, <c>memory: full</c>
 /// and <c>memory: FLAG</c> what <see cref="MemoryBench.Quote"/> renders of <c>bench --memory</c>'s report, and
 /// <c>memory: gc</c> and <c>memory: soak</c> the tables of <c>--memory --gc</c> and <c>--memory --soak</c>;
 /// <c>pitfalls</c> the README's table of <see cref="Pitfalls.All"/>. <c>bench --update-docs</c> rewrites every
@@ -54,6 +54,7 @@ public static partial class BenchSnippets
         "latency" => (ResultsFolders.Latency, ReportFiles.Report),
         "faults" => (ResultsFolders.Faults, ReportFiles.Report),
         "protocols" => (ResultsFolders.Protocols, ReportFiles.Report),
+        "blocking" => (ResultsFolders.Blocking, ReportFiles.Report),
         "grpc" => (ResultsFolders.Grpc, ReportFiles.Report),
         "as-run" => (ResultsFolders.AsRun, ReportFiles.Report),
         "memory" => (ResultsFolders.Memory, name switch { "gc" => GcBench.Report, "soak" => MemoryBench.SoakReport, _ => ReportFiles.Report }),
@@ -82,6 +83,7 @@ public static partial class BenchSnippets
             "faults" => FaultBench.Table(Read<IReadOnlyList<FaultBench.Row>>()),
             "protocols" => ProtocolBench.Table(Read<IReadOnlyList<ProtocolBench.Row>>()),
             "grpc" => GrpcBench.Table(Read<IReadOnlyList<GrpcBench.Row>>()),
+            "blocking" => BlockingBench.Table(Read<IReadOnlyList<BlockingBench.Row>>()),
             "as-run" => AsRunBench.Tables(Read<AsRunBench.Result>()),
             _ => name switch
             {

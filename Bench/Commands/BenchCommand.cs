@@ -23,6 +23,7 @@ public static class BenchCommand
         var faults = new Option<bool>("--faults") { Description = "Measure Frontend.Replicas instead: the product list at 1 and 16 in flight, each rung, healthy, with one of two Catalog replicas frozen, and starved (root); writes docs/results/faults unless --out says otherwise. A 2,000-product catalog unless --products says otherwise." };
         var protocols = new Option<bool>("--protocols") { Description = "Measure Gateway.Upstream instead: products, catalog, upload and download through the Gateway over HTTP/1.1 and HTTP/2 to the services, side by side in one run; writes docs/results/protocols unless --out says otherwise." };
         var grpc = new Option<bool>("--grpc") { Description = "Measure Frontend.Grpc instead: the product list as JSON (each rung) and over gRPC (unary, and the stream at 1, 100, 1,000 and 10,000 products a message), CPU and allocations per hop, p50, p99 and peak working set, side by side in one run; writes docs/results/grpc unless --out says otherwise." };
+        var blocking = new Option<bool>("--blocking") { Description = "Measure Frontend.Blocking instead: one product's page at 1, 16, 64 and 256 in flight (--points), each rung for --window seconds: pages a second, p50, p99, the Frontend's threads, its /health and product list beside the load, and the recovery after it; writes docs/results/blocking unless --out says otherwise. A 2,000-product catalog unless --products says otherwise." };
         var asRun = new Option<bool>("--as-run") { Description = "Measure the system as it is run instead: CPU per request of each path and idle CPU, machine-wide, per process and the kernel's share, for the bare services (as bench starts them), the AppHost in process mode and in container mode (--phases), in one run; writes docs/results/as-run unless --out says otherwise." };
         var phases = new Option<string>("--phases")
         {
@@ -44,7 +45,7 @@ public static class BenchCommand
         var idle = Positive("--idle", "With --as-run: seconds of each idle window.", 60);
         var rate = Positive("--rate", "With --as-run: product lists a second under the AppHost, healthy and then with one Catalog replica frozen.", 4);
         var freeze = Positive("--freeze", "With --as-run: seconds the Catalog replica stays frozen at --rate.", 60);
-        var window = Positive("--window", "With --faults: seconds each row sends product lists for.", 20);
+        var window = Positive("--window", "With --faults: seconds each row sends product lists for; with --blocking, pages.", 20);
         var updateDocs = new Option<bool>("--update-docs") { Description = "Run nothing: re-render the tables that README.md and docs/ quote from the committed reports under docs/results." };
         var points = new Option<string?>("--points") { Description = "A sweep's points instead of the defaults, comma-separated: product counts (size) or requests in flight (concurrency)." };
         var products = new Option<int?>("--products") { Description = "Catalog size (default: the service default, about 25 MB)." };
@@ -71,7 +72,7 @@ public static class BenchCommand
 
         var command = new Command("bench", "Start the services per mode (naive, optimized, baseline), run every scenario, write the report.")
         {
-            output, scenario, sweep, faults, protocols, grpc, asRun, memory, gc, soak, lessons, phases, idle, rate, freeze, window, points, updateDocs, products, requests, concurrency, concurrentRequests, uploadMb, uploads, warmUp,
+            output, scenario, sweep, faults, protocols, grpc, blocking, asRun, memory, gc, soak, lessons, phases, idle, rate, freeze, window, points, updateDocs, products, requests, concurrency, concurrentRequests, uploadMb, uploads, warmUp,
         };
         command.Validators.Add(result =>
         {
@@ -110,6 +111,11 @@ public static class BenchCommand
             if (parse.GetValue(grpc))
             {
                 return await RunGrpcAsync(parse, output, products, requests, warmUp, cancellationToken);
+            }
+
+            if (parse.GetValue(blocking))
+            {
+                return await RunBlockingAsync(parse, output, products, points, window, cancellationToken);
             }
 
             if (parse.GetValue(protocols))
@@ -210,6 +216,20 @@ public static class BenchCommand
     }
 
     /// <summary><c>bench --grpc</c>: <see cref="GrpcBench"/>, its report written and printed.</summary>
+    /// <summary><c>bench --blocking</c>: <see cref="BlockingBench"/>, its report written and printed.</summary>
+    private static async Task<int> RunBlockingAsync(ParseResult parse, Option<string?> output, Option<int?> products, Option<string?> points, Option<int> window, CancellationToken cancellationToken)
+    {
+        var options = new BlockingBench.Options(
+            Folder(parse, output, ResultsFolders.Blocking),
+            ParsePoints(parse.GetValue(points)) ?? BlockingBench.DefaultPoints,
+            TimeSpan.FromSeconds(parse.GetValue(window)),
+            parse.GetValue(products) ?? 2_000,
+            LocalSystem.LocalSystem.CurrentConfiguration);
+        var rows = await BlockingBench.RunAsync(options, Progress, cancellationToken);
+        // The naive rung's slow pages are the finding; a failed page is not.
+        return await PublishAsync(options.OutputDirectory, ReportFiles.Report, rows, BlockingBench.Markdown(options, rows, CommandLine(parse)), rows.Any(r => r.Failed > 0), cancellationToken);
+    }
+
     private static async Task<int> RunGrpcAsync(ParseResult parse, Option<string?> output, Option<int?> products, Option<int> requests, Option<int> warmUp, CancellationToken cancellationToken)
     {
         var options = new GrpcBench.Options(

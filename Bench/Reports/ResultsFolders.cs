@@ -20,4 +20,6 @@ public static class ResultsFolders
     public const string AsRun = "as-run";
 
     public const string Memory = "memory";
+
+    public const string Blocking = "blocking";
 }

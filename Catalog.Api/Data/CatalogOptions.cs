@@ -15,6 +15,13 @@ public sealed class CatalogOptions
     /// <summary>Products per message of the gRPC stream when the caller asks for none (docs/pitfalls/Frontend.Grpc.md).</summary>
     public int GrpcBatchSize { get; set; } = 1_000;
 
+    /// <summary>
+    /// How long <c>GET /catalog/products/{id}</c> waits between its headers and its body: the round trip to a store across
+    /// a network that loopback and an embedded SQLite file do not have, so a caller blocked on it waits as on a real call
+    /// (docs/pitfalls/Frontend.Blocking.md). Zero answers at once.
+    /// </summary>
+    public TimeSpan ProductLatency { get; set; } = TimeSpan.FromMilliseconds(20);
+
     /// <summary>Adds <c>GET /catalog/products/baseline</c>, the benchmark's limit; off by default.</summary>
     public bool EnableBaseline { get; set; }
 }

@@ -8,4 +8,5 @@ namespace Catalog.Api.Serialization;
 [JsonSourceGenerationOptions(JsonSerializerDefaults.Web)]
 [JsonSerializable(typeof(IAsyncEnumerable<Product>))]
 [JsonSerializable(typeof(List<Product>))]
+[JsonSerializable(typeof(Product))]
 public sealed partial class CatalogJsonContext : JsonSerializerContext;

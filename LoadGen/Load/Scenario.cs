@@ -3,7 +3,7 @@ using System.Globalization;
 namespace LoadGen.Load;
 
 /// <summary>
-/// What LoadGen sends, one request at a time: the product list through the Gateway, the catalog, its CSV
+/// What LoadGen sends, one request at a time: the product list through the Gateway, one product's page, the catalog, its CSV
 /// export, an upload of a given size, a download, any GET path, or a weighted mix of them ("products=6,upload=1").
 /// Request <c>i</c> is the scenario at <c>i / modes</c> in the weighted cycle, in mode <c>i % modes</c>,
 /// so every scenario is measured in every mode equally. Results are keyed "scenario/mode"; the modes can
@@ -11,10 +11,13 @@ namespace LoadGen.Load;
 /// </summary>
 public sealed class Scenario
 {
-    public static readonly string[] Known = ["products", "catalog", "export", "upload", "download"];
+    public static readonly string[] Known = ["products", "product", "catalog", "export", "upload", "download"];
 
-    /// <summary>Every pitfall sees requests: the two big reads most, uploads and downloads of the given size less.</summary>
-    public const string DefaultMix = "products=2,catalog=2,export=2,upload=1,download=1";
+    /// <summary>
+    /// Every pitfall sees requests: the two big reads most, uploads and downloads of the given size less; one product's
+    /// page (Frontend.Blocking) as often as the list, so that 16 in flight keep several of them waiting on the Catalog at once.
+    /// </summary>
+    public const string DefaultMix = "products=2,product=2,catalog=2,export=2,upload=1,download=1";
 
     private readonly string[] _cycle;
     private readonly long _uploadBytes;
@@ -73,6 +76,8 @@ public sealed class Scenario
         var request = name switch
         {
             "products" => new HttpRequestMessage(HttpMethod.Get, "/api/products").Named(name, "/api/products"),
+            // One product's page, cycling over the first 1,000 ids (every catalog size has them).
+            "product" => new HttpRequestMessage(HttpMethod.Get, $"/api/products/{1 + (i / modes.Count % 1_000)}").Named(name, "/api/products/{id}"),
             "catalog" => new HttpRequestMessage(HttpMethod.Get, "/api/catalog/products").Named(name, "/api/catalog/products"),
             "export" => new HttpRequestMessage(HttpMethod.Get, "/api/catalog/export").Named(name, "/api/catalog/export"),
             // Each upload is deleted once acknowledged, so hours of load never fill the storage quota.

@@ -12,6 +12,7 @@ public static class Pitfalls
     public const string FrontendCatalogClient = "Frontend.CatalogClient";
     public const string FrontendReplicas = "Frontend.Replicas";
     public const string FrontendGrpc = "Frontend.Grpc";
+    public const string FrontendBlocking = "Frontend.Blocking";
     public const string UploadsReader = "Uploads.Reader";
     public const string UploadsDownload = "Uploads.Download";
     public const string GatewayBuffering = "Gateway.Buffering";
@@ -36,6 +37,9 @@ public static class Pitfalls
             "the list over gRPC as one unary message, the client's 4 MB receive limit raised to take it",
             "a server stream of 1,000-product messages, each parsed and its views serialized as it arrives",
             "the same stream, each message read in place and each view written field by field: no object per product"),
+        new(FrontendBlocking, SystemContract.Frontend,
+            "a sync helper holds a pool thread through the Catalog call: .GetAwaiter().GetResult(), a sync body read",
+            "async all the way"),
         new(CatalogSerialization, SystemContract.Catalog,
             "the whole list goes through MVC's Newtonsoft.Json formatter, which spools the body to a temp file",
             "source-generated JsonSerializer.SerializeAsync streams the reader's rows as Product objects into the response",

@@ -353,6 +353,7 @@ public sealed class AppHostTests(AppHostFixture system) : IClassFixture<AppHostF
                 Pitfalls.UploadsReader => (await UploadWithVariantsAsync()).Variants,
                 Pitfalls.UploadsDownload => (await Http.GetAsync(system.Gateway, $"/api/uploads/{uploadId}")).Variants,
                 Pitfalls.FrontendGrpc => (await Http.GetAsync(system.Gateway, "/api/products/grpc")).Variants,
+                Pitfalls.FrontendBlocking => (await Http.GetAsync(system.Gateway, "/api/products/1")).Variants,
                 _ => (await Http.GetAsync(system.Gateway, "/api/products")).Variants,
             };
             if (served.Split(", ").Contains(wanted))

@@ -61,7 +61,7 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
 
         Assert.Equal(Pitfalls.All.Select(p => p.Flag), flags.Select(f => f.Flag));
         Assert.All(flags, f => Assert.Equal("optimized", f.Variant));
-        Assert.Equal(["gateway", "gateway", "frontend", "frontend", "frontend", "catalog", "catalog", "uploads", "uploads"], flags.Select(f => f.Service));
+        Assert.Equal(["gateway", "gateway", "frontend", "frontend", "frontend", "frontend", "catalog", "catalog", "uploads", "uploads"], flags.Select(f => f.Service));
     }
 
     [Fact]

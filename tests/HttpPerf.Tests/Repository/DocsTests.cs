@@ -102,6 +102,7 @@ public sealed class DocsTests
             (ResultsFolders.Latency, _) => ReadsBackAsync<LatencyResult>(folder, report),
             (ResultsFolders.Faults, _) => ReadsBackAsync<IReadOnlyList<FaultBench.Row>>(folder, report),
             (ResultsFolders.Protocols, _) => ReadsBackAsync<IReadOnlyList<ProtocolBench.Row>>(folder, report),
+            (ResultsFolders.Blocking, _) => ReadsBackAsync<IReadOnlyList<BlockingBench.Row>>(folder, report),
             (var name, _) when name.StartsWith(ResultsFolders.Grpc, StringComparison.Ordinal) => ReadsBackAsync<IReadOnlyList<GrpcBench.Row>>(folder, report),
             (var name, _) when name.StartsWith(ResultsFolders.AsRun, StringComparison.Ordinal) => ReadsBackAsync<AsRunBench.Result>(folder, report),
             _ => ReadsBackAsync<BenchResult>(folder, report),
