@@ -188,7 +188,11 @@ public sealed class UploadTests(SmallSystemFixture fixture) : SystemTests<SmallS
         using var request = new HttpRequestMessage(HttpMethod.Post, "/api/uploads") { Content = content };
         request.Headers.Add(Http.ModeHeader, mode);
 
-        using var response = await Fixture.Gateway.SendAsync(request, Cancel);
+        // A connection of its own: an earlier case refused before its body was read may leave the pooled connection
+        // closing as the next request is written on it ("the response ended prematurely" after 3 ms), which a POST is
+        // not retried on. What this test holds is the answer to bad input, not the reuse of such a connection.
+        using var client = new HttpClient { BaseAddress = Fixture.Gateway.BaseAddress };
+        using var response = await client.SendAsync(request, Cancel);
 
         Assert.Equal(status, (int)response.StatusCode);
         Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
