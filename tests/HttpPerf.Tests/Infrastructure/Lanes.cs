@@ -20,6 +20,14 @@ public static class Lanes
     public const string Orchestrated = "lane: the AppHost and the container engines";
 
     public const string Processes = "lane: the services as processes, Chromium, builds";
+
+    /// <summary>
+    /// Classes that assert no timing and share none of the processes lane's systems, run in the orchestrated lane to even
+    /// the two lanes' lengths: the processes lane is the longer (18.5 min against 12.5 in a run side by side), and these
+    /// took 3 min of it. BenchTests checks its figures for being measured and consistent, never fast;
+    /// RepositoryRulesTests builds the services and reads the analyzers' findings.
+    /// </summary>
+    public static readonly IReadOnlySet<Type> Evening = new HashSet<Type> { typeof(Processes.BenchTests), typeof(Analyzers.RepositoryRulesTests) };
 }
 
 [CollectionDefinition(Lanes.Orchestrated)]
