@@ -201,21 +201,13 @@ public sealed partial class ServiceProcess : IAsyncDisposable
 
         if (!environment.TryGetValue(SystemContract.Http2Port, out var port) || port is null)
         {
-            port = FreePort().ToString(System.Globalization.CultureInfo.InvariantCulture);
+            port = FreePorts.Next().ToString(System.Globalization.CultureInfo.InvariantCulture);
             environment[SystemContract.Http2Port] = port;
         }
 
         // On ASPNETCORE_URLS's host; with the ports instead, on every address, loopback among them.
         var urls = environment.TryGetValue("ASPNETCORE_URLS", out var set) && !string.IsNullOrEmpty(set) ? set.Split(';')[0] : "http://127.0.0.1";
         return new UriBuilder(urls) { Port = int.Parse(port, System.Globalization.CultureInfo.InvariantCulture) }.Uri;
-    }
-
-    /// <summary>A port no listener on this machine holds now (the kernel's choice for port 0).</summary>
-    private static int FreePort()
-    {
-        using var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
-        listener.Start();
-        return ((System.Net.IPEndPoint)listener.LocalEndpoint).Port;
     }
 
     private void OnOutput(string? line)

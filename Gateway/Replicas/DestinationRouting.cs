@@ -140,6 +140,13 @@ internal sealed partial class DestinationRouting(
 
     private void Strike(HedgedCall call, DestinationState destination, string why)
     {
+        // An attempt begun before its destination was left out and ending after says nothing new: counted, its strikes
+        // would be waiting for the destination when it rejoins, and the first loss after would take it out again.
+        if (destination.Health.Passive == DestinationHealth.Unhealthy)
+        {
+            return;
+        }
+
         var strikes = _strikes.GetValue(destination, static _ => new StrongBox<int>());
         var count = Interlocked.Increment(ref strikes.Value);
         if (count < options.Value.EjectAfterStrikes || !clusters.TryGetCluster(call.Cluster, out var cluster))

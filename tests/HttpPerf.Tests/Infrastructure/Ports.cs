@@ -1,17 +1,9 @@
-using System.Net;
-using System.Net.Sockets;
+using Bench.LocalSystem;
 
 namespace HttpPerf.Tests.Infrastructure;
 
 public static class Ports
 {
-    /// <summary>A loopback port free right now: the kernel's pick for a listener that is closed at once.</summary>
-    public static int Free()
-    {
-        using var probe = new TcpListener(IPAddress.Loopback, 0);
-        probe.Start();
-        var port = ((IPEndPoint)probe.LocalEndpoint).Port;
-        probe.Stop();
-        return port;
-    }
+    /// <summary>A loopback port free right now, outside the range the kernel hands out (<see cref="FreePorts"/>).</summary>
+    public static int Free() => FreePorts.Next();
 }

@@ -159,7 +159,9 @@ public sealed class BenchTests
         public Task<int> InvokeAsync(params string[] options)
         {
             var root = new System.CommandLine.RootCommand { Bench.Commands.BenchCommand.Create() };
-            return root.Parse(["bench", "--out", Folder, "--warmup", "0", .. options]).InvokeAsync(cancellationToken: Cancel);
+            // An exception the bench does not handle fails the test with its stack, rather than as exit code 1 with
+            // the handler's message on a console the test runner does not show.
+            return root.Parse(["bench", "--out", Folder, "--warmup", "0", .. options]).InvokeAsync(new() { EnableDefaultExceptionHandler = false }, Cancel);
         }
 
         public void Dispose() => Directory.Delete(Folder, recursive: true);
