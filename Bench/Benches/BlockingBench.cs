@@ -8,8 +8,8 @@ namespace Bench.Benches;
 /// row sends one product's page (<c>GET /products/{id}</c>, the Catalog answering after its
 /// <c>Catalog:ProductLatency</c>) to the Frontend itself from N clients (through the Gateway, its concurrency limit
 /// would refuse most of 256 in flight, and measure itself), each sending its next request when its last one
-/// answered, for a fixed window. Beside the load, one probe at a time asks the Frontend itself for its <c>/health</c> and
-/// for another of its routes (<c>/products</c>, the product list), to show what a blocked pool does to the rest of the
+/// answered, for a fixed window. Beside the load, two probes, each one request at a time, ask the Frontend itself for its
+/// <c>/health</c> and for another of its routes (<c>/products</c>, the product list), to show what a blocked pool does to the rest of the
 /// service. The Frontend's threads are read from /proc every 100 ms. After the load stops, one page at a time is asked
 /// until one answers within twice the rung's own time at 1 in flight: the time that took is the row's recovery.
 /// The optimized rung runs first, so that the threads the naive one makes are not counted as its own.
@@ -77,15 +77,8 @@ public static class BlockingBench
         }, CancellationToken.None);
         var health = new ModeStats("health");
         var list = new ModeStats("list");
-        var probes = Task.Run(async () =>
-        {
-            var buffer = new byte[64 * 1024];
-            while (!stop.IsCancellationRequested)
-            {
-                await ProbeAsync(frontend, "/health", health, buffer, cancellationToken);
-                await ProbeAsync(frontend, "/products", list, buffer, cancellationToken);
-            }
-        }, CancellationToken.None);
+        // Each probe on its own: in one loop, /health then the list, a stall would fall on whichever was waiting then.
+        var probes = Task.WhenAll(ProbeLoopAsync(frontend, "/health", health, stop.Token), ProbeLoopAsync(frontend, "/products", list, stop.Token));
 
         var started = Stopwatch.GetTimestamp();
         var running = RunLoadAsync(client, inFlight, window, cancellationToken);
@@ -138,11 +131,16 @@ public static class BlockingBench
         return null;
     }
 
-    private static async Task ProbeAsync(HttpClient frontend, string path, ModeStats stats, byte[] buffer, CancellationToken cancellationToken)
+    /// <summary>One <paramref name="path"/> at a time until <paramref name="stop"/>; a request in flight then is let finish and counted.</summary>
+    private static Task ProbeLoopAsync(HttpClient frontend, string path, ModeStats stats, CancellationToken stop) => Task.Run(async () =>
     {
-        var started = Stopwatch.GetTimestamp();
-        stats.Record(started, await Exchange.SendAsync(frontend, new HttpRequestMessage(HttpMethod.Get, path), buffer, cancellationToken));
-    }
+        var buffer = new byte[64 * 1024];
+        while (!stop.IsCancellationRequested)
+        {
+            var started = Stopwatch.GetTimestamp();
+            stats.Record(started, await Exchange.SendAsync(frontend, new HttpRequestMessage(HttpMethod.Get, path), buffer, CancellationToken.None));
+        }
+    }, CancellationToken.None);
 
     /// <summary>A page of the first 1,000 products, so every id exists at any catalog size the bench allows.</summary>
     private static string Page(long i) => Invariant($"/products/{1 + (i % 1_000)}");
@@ -169,7 +167,7 @@ public static class BlockingBench
         One replica of each service (LocalSystem), every flag optimized but Frontend.Blocking. Each row: after the flags
         file names the rung and a page shows it, {options.Window.TotalSeconds:0} s of GET {Route} straight to the
         Frontend (the Gateway's concurrency limit would refuse most of 256 in flight) from N clients, each sending its next when its last answered; the optimized rung first, each after 3 s of
-        warm-up at 4 in flight. Beside the load, one at a time, the Frontend's own /health and its product list (GET
+        warm-up at 4 in flight. Beside the load, two probes, each one request at a time, of the Frontend's own /health and of its product list (GET
         /products, another route of the same service): their p50 and slowest, over the row and its recovery. Threads: the Frontend process's, from /proc, when the
         row began and at its peak (every 100 ms). Recovery: from when the clients stopped sending until a page asked one at
         a time answers within twice the rung's p50 at 1 in flight (none at 1 in flight, whose p50 is the yardstick; – past
