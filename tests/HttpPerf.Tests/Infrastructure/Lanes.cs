@@ -27,7 +27,7 @@ public static class Lanes
     /// took 3 min of it. BenchTests checks its figures for being measured and consistent, never fast;
     /// RepositoryRulesTests builds the services and reads the analyzers' findings.
     /// </summary>
-    public static readonly IReadOnlySet<Type> Evening = new HashSet<Type> { typeof(Processes.BenchTests), typeof(Analyzers.RepositoryRulesTests) };
+    public static readonly IReadOnlySet<Type> Balancing = new HashSet<Type> { typeof(Processes.BenchTests), typeof(Analyzers.RepositoryRulesTests) };
 }
 
 [CollectionDefinition(Lanes.Orchestrated)]

@@ -133,8 +133,8 @@ public sealed partial class ArchitectureTests
                     Assert.True(lane == Lanes.Orchestrated, $"{test.FullName} starts the AppHost or an engine: [Collection(Lanes.Orchestrated)]");
                     break;
                 case Kind.Processes or Kind.Pages:
-                    Assert.True(lane == (Lanes.Evening.Contains(test) ? Lanes.Orchestrated : Lanes.Processes),
-                        $"{test.FullName} starts processes or Chromium: [Collection(Lanes.Processes)], or Lanes.Orchestrated where Lanes.Evening names it");
+                    Assert.True(lane == (Lanes.Balancing.Contains(test) ? Lanes.Orchestrated : Lanes.Processes),
+                        $"{test.FullName} starts processes or Chromium: [Collection(Lanes.Processes)], or Lanes.Orchestrated where Lanes.Balancing names it");
                     break;
             }
         });
