@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Text.Json;
 using Bench.Containers;
+using HttpPerf.ServiceDefaults.Contract;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 
@@ -60,11 +61,31 @@ internal sealed partial class ContainerExits(ContainerSettings settings, Distrib
         var text = string.Create(CultureInfo.InvariantCulture, $"{exitCode}: {why}, at {DateTime.UtcNow:HH:mm:ss} UTC");
         LogExit(logger, resource.Name, exitCode, why);
         ResourcePropertySnapshot[] properties = [new("container.exits", exits), new("container.last_exit", text)];
+        var row = RowText(exits, text);
+        foreach (var link in resource.Annotations.OfType<ResourceUrlAnnotation>().Where(u => IsRowLink(u.Url)))
+        {
+            link.DisplayText = row;
+        }
+
         await notifications.PublishUpdateAsync(resource, snapshot => snapshot with
         {
             Properties = snapshot.Properties.RemoveAll(p => properties.Any(n => n.Name == p.Name)).AddRange(properties),
+            Urls = [.. snapshot.Urls.Select(u => IsRowLink(u.Url) ? u with { DisplayProperties = u.DisplayProperties with { DisplayName = row } } : u)],
         });
     }
+
+    /// <summary>
+    /// The deaths on the replica's row, where its state is read without a click, as the text of a link to its
+    /// <c>/health</c> (Service.FromImage adds it): Aspire's own state reads Running again as soon as the engine has
+    /// restarted it. The text lives on the link's annotation, which the AppHost reads again whenever it rebuilds the
+    /// snapshot, so it outlives the updates that follow, as LoadGen's status line does. "exits: 0", then
+    /// "exits: 2 · last 137: killed by the kernel for passing its memory limit, at 01:02:03 UTC"; whether the engine
+    /// started it again (it does after a kill from inside, <c>--restart=on-failure</c>, not after <c>podman kill</c>) is its state.
+    /// </summary>
+    public static string RowText(int exits, string? lastExit) =>
+        lastExit is null ? $"exits: {exits}" : string.Create(CultureInfo.InvariantCulture, $"exits: {exits} · last {lastExit}");
+
+    private static bool IsRowLink(string url) => url.EndsWith(SystemContract.HealthPath, StringComparison.Ordinal);
 
     private async Task<bool> OomKilledAsync(string container, CancellationToken cancellationToken) =>
         (await _engine.TryRunAsync(["inspect", "--format", "{{.State.OOMKilled}}", container], cancellationToken)).Output.Trim() == "true";

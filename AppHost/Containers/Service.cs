@@ -115,6 +115,7 @@ internal sealed class Service
                 // The image's two listeners (Directory.Build.props): HTTP/1.1, and cleartext HTTP/2 for the Gateway.
                 return httpEndpoint
                     ? container.WithHttpEndpoint(targetPort: ContainerPort, name: SystemContract.HttpEndpoint)
+                        .WithUrlForEndpoint(SystemContract.HttpEndpoint, _ => new() { Url = SystemContract.HealthPath, DisplayText = ContainerExits.RowText(0, null) })
                         .WithHttpEndpoint(targetPort: ContainerHttp2Port, name: SystemContract.Http2Endpoint)
                         .WithEndpoint(SystemContract.Http2Endpoint, endpoint => endpoint.Transport = "http2")
                     : container;

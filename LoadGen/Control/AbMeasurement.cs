@@ -46,9 +46,24 @@ public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile downl
     /// p50 of the first and of the second half of the pairs' requests (the halves).
     /// </summary>
     public sealed record Side(long Requests, long Errors, long ServedOtherwise, double? P50Ms, double? P99Ms, double? MegabytesPerSecond,
-        double? FirstHalfP50Ms = null, double? SecondHalfP50Ms = null);
+        double? FirstHalfP50Ms = null, double? SecondHalfP50Ms = null, IReadOnlyDictionary<string, long>? Failures = null)
+    {
+        /// <summary>What was not counted, and why: <c>12 × 503 Out of memory</c>; empty when everything counted.</summary>
+        public string NotCounted()
+        {
+            var why = (Failures ?? new Dictionary<string, long> { ["failed"] = Errors }).Where(f => f.Value > 0).OrderByDescending(f => f.Value)
+                .Select(f => Invariant($"{f.Value:N0} × {f.Key}")).ToList();
+            if (ServedOtherwise > 0)
+            {
+                why.Add(Invariant($"{ServedOtherwise:N0} served in another mode"));
+            }
 
-    public sealed record Row(string Scenario, string Route, Side Naive, Side Optimized)
+            return why.Count == 0 ? "" : (Requests == 0 ? "none counted: " : "") + string.Join(", ", why);
+        }
+    }
+
+    /// <summary>A scenario's figures in each mode; or, where it could not be measured, why (<paramref name="NotMeasured"/>).</summary>
+    public sealed record Row(string Scenario, string Route, Side Naive, Side Optimized, string? NotMeasured = null)
     {
         /// <summary>Whether the halves' p50 ratios, optimized / naive, are within <see cref="SettledWithin"/> of each other.</summary>
         public bool Settled =>
@@ -96,7 +111,24 @@ public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile downl
             foreach (var name in scenarios)
             {
                 var budget = TimeSpan.FromTicks(Math.Min(PerScenario.Ticks, Total.Ticks * Weight(name) / weights));
-                rows.Add(await MeasureAsync(name, budget, limit.Token));
+                if (limit.IsCancellationRequested)
+                {
+                    rows.Add(NotMeasured(name, Invariant($"the {HardLimit.TotalSeconds:0} s budget ran out before it")));
+                    continue;
+                }
+
+                try
+                {
+                    rows.Add(await MeasureAsync(name, budget, limit.Token));
+                }
+                catch (Exception exception) when (!cancellationToken.IsCancellationRequested && exception is not OutOfMemoryException)
+                {
+                    // A scenario that cannot prepare (its download's upload refused, the Gateway gone) ends its own
+                    // row; the rows measured stay, and the next scenario is tried.
+                    rows.Add(NotMeasured(name, limit.IsCancellationRequested
+                        ? Invariant($"the {HardLimit.TotalSeconds:0} s budget ran out while it prepared")
+                        : $"could not prepare: {exception.GetType().Name}: {exception.Message}"));
+                }
             }
 
             return new Result(rows, clock.Elapsed);
@@ -105,6 +137,12 @@ public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile downl
         {
             _one.Release();
         }
+    }
+
+    private static Row NotMeasured(string scenario, string why)
+    {
+        var none = new Side(0, 0, 0, null, null, null);
+        return new Row(scenario, "", none, none, why);
     }
 
     // The product list and the catalog are the headline figures (the README's, the dashboard story's): twice the time.
@@ -184,28 +222,32 @@ public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile downl
         var md = new StringBuilder();
         md.AppendLine(Invariant($"A/B by X-Perf-Mode header, one request in flight beside the live load, naive and optimized alternating; {result.Elapsed.TotalSeconds:0.0} s."));
         md.AppendLine();
-        md.AppendLine("| route | mode | requests | p50 ms | p99 ms | MB/s | p50 optimized / naive | its halves | MB/s optimized / naive |");
-        md.AppendLine("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+        md.AppendLine("| route | mode | requests | p50 ms | p99 ms | MB/s | p50 optimized / naive | its halves | MB/s optimized / naive | not counted |");
+        md.AppendLine("|---|---|---:|---:|---:|---:|---:|---:|---:|---|");
         foreach (var row in result.Rows)
         {
+            if (row.NotMeasured is { } why)
+            {
+                md.AppendLine(Invariant($"| {row.Scenario} | – | 0 | | | | – | | – | not measured: {why} |"));
+                continue;
+            }
+
             var (naive, optimized) = (row.Naive, row.Optimized);
-            md.AppendLine(Invariant($"| {row.Scenario} {row.Route} | naive | {Figures.Count(naive.Requests)} | {Figures.Ms(naive.P50Ms)} | {Figures.Ms(naive.P99Ms)} | {Figures.Number(naive.MegabytesPerSecond)} | | | |"));
-            md.AppendLine(Invariant($"| | optimized | {Figures.Count(optimized.Requests)} | {Figures.Ms(optimized.P50Ms)} | {Figures.Ms(optimized.P99Ms)} | {Figures.Number(optimized.MegabytesPerSecond)} | {Figures.Ratio(optimized.P50Ms, naive.P50Ms)} | {Figures.Ratio(optimized.FirstHalfP50Ms, naive.FirstHalfP50Ms)}, {Figures.Ratio(optimized.SecondHalfP50Ms, naive.SecondHalfP50Ms)} | {Figures.Ratio(optimized.MegabytesPerSecond, naive.MegabytesPerSecond)} |"));
+            md.AppendLine(Invariant($"| {row.Scenario} {row.Route} | naive | {Figures.Count(naive.Requests)} | {Figures.Ms(naive.P50Ms)} | {Figures.Ms(naive.P99Ms)} | {Figures.Number(naive.MegabytesPerSecond)} | | | | {naive.NotCounted()} |"));
+            md.AppendLine(Invariant($"| | optimized | {Figures.Count(optimized.Requests)} | {Figures.Ms(optimized.P50Ms)} | {Figures.Ms(optimized.P99Ms)} | {Figures.Number(optimized.MegabytesPerSecond)} | {Figures.Ratio(optimized.P50Ms, naive.P50Ms)} | {Figures.Ratio(optimized.FirstHalfP50Ms, naive.FirstHalfP50Ms)}, {Figures.Ratio(optimized.SecondHalfP50Ms, naive.SecondHalfP50Ms)} | {Figures.Ratio(optimized.MegabytesPerSecond, naive.MegabytesPerSecond)} | {optimized.NotCounted()} |"));
         }
 
-        var moving = result.Rows.Where(r => !r.Settled).Select(r => r.Scenario).ToList();
+        var moving = result.Rows.Where(r => r.NotMeasured is null && r.Naive.Requests > 0 && r.Optimized.Requests > 0 && !r.Settled).Select(r => r.Scenario).ToList();
         if (moving.Count > 0)
         {
             md.AppendLine();
             md.AppendLine(Invariant($"Not settled: {string.Join(", ", moving)}. The first and the second half of the pairs differ by more than {SettledWithin * 100:0}%: too few requests for that precision, or a figure still moving (code still compiling, a load that changed). Measure again."));
         }
 
-        var errors = result.Rows.Sum(r => r.Naive.Errors + r.Optimized.Errors);
-        var otherwise = result.Rows.Sum(r => r.Naive.ServedOtherwise + r.Optimized.ServedOtherwise);
-        if (errors > 0 || otherwise > 0)
+        if (result.Rows.Any(r => r.Naive.ServedOtherwise + r.Optimized.ServedOtherwise > 0))
         {
             md.AppendLine();
-            md.AppendLine(Invariant($"Not counted above: {errors} failed requests, and {otherwise} served in another mode than asked (the Gateway drops X-Perf-Mode unless Gateway:AllowModeOverride is true)."));
+            md.AppendLine("Served in another mode than asked: the Gateway drops X-Perf-Mode unless Gateway:AllowModeOverride is true.");
         }
 
         return md.ToString();
@@ -220,12 +262,15 @@ public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile downl
         private long _busyTicks;
         private long _errors;
         private long _servedOtherwise;
+        private readonly Dictionary<string, long> _failures = [];
 
         public void Add(long started, long sentBytes, Exchange.Outcome outcome, bool firstHalf)
         {
             if (!outcome.Ok)
             {
                 _errors++;
+                var why = outcome.Failure ?? "failed";
+                _failures[why] = _failures.GetValueOrDefault(why) + 1;
             }
             else if (PerfMode.Summarize(outcome.Variants) != mode)
             {
@@ -243,12 +288,12 @@ public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile downl
         {
             if (_stats.Count == 0)
             {
-                return new Side(0, _errors, _servedOtherwise, null, null, null);
+                return new Side(0, _errors, _servedOtherwise, null, null, null, Failures: _failures);
             }
 
             var seconds = _busyTicks / (double)Stopwatch.Frequency;
             return new Side(_stats.Count, _errors, _servedOtherwise, _stats.PercentileMs(50), _stats.PercentileMs(99), _stats.Bytes / 1e6 / Math.Max(seconds, 1e-6),
-                _first.Count > 0 ? _first.PercentileMs(50) : null, _second.Count > 0 ? _second.PercentileMs(50) : null);
+                _first.Count > 0 ? _first.PercentileMs(50) : null, _second.Count > 0 ? _second.PercentileMs(50) : null, _failures);
         }
     }
 }

@@ -25,9 +25,10 @@ public static class Exchange
 
     /// <summary>
     /// What came back: body bytes, when the headers arrived (0 if they never did), success, the <c>X-Perf-Variants</c>
-    /// that served it, and when the last body byte was read (0: when recorded).
+    /// that served it, when the last body byte was read (0: when recorded), and, for a failure, what it was: the status
+    /// and a problem body's title (<c>503 Out of memory</c>), or what happened to the exchange (<c>cut mid-body</c>).
     /// </summary>
-    public readonly record struct Outcome(long Bytes, long HeadersTimestamp, bool Ok, string Variants = "", long EndTimestamp = 0);
+    public readonly record struct Outcome(long Bytes, long HeadersTimestamp, bool Ok, string Variants = "", long EndTimestamp = 0, string? Failure = null);
 
     /// <summary>
     /// What a 201 of <paramref name="request"/> creates is deleted once its response is read (<c>DELETE</c> of its
@@ -96,15 +97,31 @@ public static class Exchange
             using (var response = await client.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cancellationToken))
             {
                 headers = Stopwatch.GetTimestamp();
-                await using var body = await response.Content.ReadAsStreamAsync(cancellationToken);
-                int read;
-                while ((read = await body.ReadAsync(buffer, cancellationToken)) > 0)
+                string? failure = null;
+                if (!response.IsSuccessStatusCode && response.Content.Headers.ContentType?.MediaType == "application/problem+json")
                 {
-                    bytes += read;
+                    // A refusal says why in its problem body's title, small enough to read whole.
+                    var problem = await response.Content.ReadAsByteArrayAsync(cancellationToken);
+                    bytes = problem.Length;
+                    failure = $"{(int)response.StatusCode} {TitleOf(problem)}".TrimEnd();
+                }
+                else
+                {
+                    await using var body = await response.Content.ReadAsStreamAsync(cancellationToken);
+                    int read;
+                    while ((read = await body.ReadAsync(buffer, cancellationToken)) > 0)
+                    {
+                        bytes += read;
+                    }
+                }
+
+                if (!response.IsSuccessStatusCode)
+                {
+                    failure ??= ((int)response.StatusCode).ToString(System.Globalization.CultureInfo.InvariantCulture);
                 }
 
                 var variants = response.Headers.TryGetValues(PerfMode.VariantsHeader, out var values) ? string.Join(", ", values) : "";
-                var outcome = new Outcome(bytes, headers, response.IsSuccessStatusCode, variants, Stopwatch.GetTimestamp());
+                var outcome = new Outcome(bytes, headers, response.IsSuccessStatusCode, variants, Stopwatch.GetTimestamp(), failure);
                 End(span, outcome, (int)response.StatusCode);
                 return (outcome, response.StatusCode == System.Net.HttpStatusCode.Created ? response.Headers.Location : null);
             }
@@ -114,7 +131,26 @@ public static class Exchange
             // A refused connection, a cut body or a client time-out: an error to count, not a reason to stop.
             span?.SetStatus(ActivityStatusCode.Error, exception.Message);
             span?.SetTag("error.type", exception.GetType().FullName);
-            return (new Outcome(bytes, headers, Ok: false, EndTimestamp: Stopwatch.GetTimestamp()), null);
+            var failure = exception switch
+            {
+                TaskCanceledException => "timed out",
+                HttpRequestException { HttpRequestError: var error } when headers == 0 => $"no answer ({error})",
+                _ => "cut mid-body",
+            };
+            return (new Outcome(bytes, headers, Ok: false, EndTimestamp: Stopwatch.GetTimestamp(), Failure: failure), null);
+        }
+    }
+
+    private static string? TitleOf(byte[] problem)
+    {
+        try
+        {
+            using var document = System.Text.Json.JsonDocument.Parse(problem);
+            return document.RootElement.TryGetProperty("title", out var title) ? title.GetString() : null;
+        }
+        catch (System.Text.Json.JsonException)
+        {
+            return null;
         }
     }
 

@@ -28,29 +28,44 @@ public sealed partial class ContainerModeTests
         var running = load.RunAsync(system.Gateway, Paths, perSecond: 10, TimeSpan.FromSeconds(25), Cancel);
         await Task.Delay(TimeSpan.FromSeconds(5), Cancel);
         var fault = load.Now;
+        var killedAt = DateTime.UtcNow;
         system.Engine.Run("kill", system.ContainerIds["catalog-1"]);
         system.Engine.Run("kill", system.ContainerIds["frontend-1"]);
-        await running;
-        Report("kill catalog-1 and frontend-1", load, fault);
-
-        // The Gateway's active health check asks every 5 s, and a GET that meets a dead replica before its headers is
-        // sent again to the other (Gateway/Replicas/DestinationRouting). Frontend.Api's calls to the Catalog have no health check:
-        // a call on a pooled connection to the dead address fails only when the bridge gives up on it (about 3 s, no
-        // host answers its ARP), and then its retry takes the next replica. So: a few failures, none after the bound.
-        var failed = load.Exchanges.Where(e => e.Status != 200).ToList();
-        Assert.DoesNotContain(failed, e => e.Start > fault + KillBound);
-        Assert.True(failed.Count <= load.Exchanges.Count / 20, load.Summary(fault));
-
-        // The row of each says it died, and how (AppHost/Containers/ContainerExits.cs), whatever the engine did next.
-        foreach (var replica in new[] { "catalog-1", "frontend-1" })
+        try
         {
-            string? lastExit = null;
-            Assert.True(await Poll.UntilAsync(() => Task.FromResult(system.App.ResourceNotifications.TryGetCurrentState(replica, out var state)
-                && (lastExit = state.Snapshot.Properties.FirstOrDefault(p => p.Name == "container.last_exit")?.Value?.ToString()) is { } text
-                && text.StartsWith("137: killed", StringComparison.Ordinal)), TimeSpan.FromSeconds(10), TimeSpan.FromMilliseconds(200)), $"{replica}'s last exit: {lastExit}");
-        }
+            await running;
+            Report("kill catalog-1 and frontend-1", load, fault);
 
-        await Task.WhenAll(new[] { "catalog-1", "frontend-1" }.Select(replica => RestartAsync(replica)));
+            // The Gateway's active health check asks every 5 s, and a GET that meets a dead replica before its headers is
+            // sent again to the other (Gateway/Replicas/DestinationRouting). Frontend.Api's calls to the Catalog have no health check:
+            // a call on a pooled connection to the dead address fails only when the bridge gives up on it (about 3 s, no
+            // host answers its ARP), and then its retry takes the next replica. So: a few failures, none after the bound.
+            var failed = load.Exchanges.Where(e => e.Status != 200).ToList();
+            Assert.DoesNotContain(failed, e => e.Start > fault + KillBound);
+            Assert.True(failed.Count <= load.Exchanges.Count / 20, load.Summary(fault));
+
+            // The row of each says it died, and how (AppHost/Containers/ContainerExits.cs), whatever the engine did next.
+            foreach (var replica in new[] { "catalog-1", "frontend-1" })
+            {
+                string? lastExit = null;
+                Assert.True(await Poll.UntilAsync(() => Task.FromResult(system.App.ResourceNotifications.TryGetCurrentState(replica, out var state)
+                    && (lastExit = state.Snapshot.Properties.FirstOrDefault(p => p.Name == "container.last_exit")?.Value?.ToString()) is { } text
+                    && text.StartsWith("137: killed", StringComparison.Ordinal)), TimeSpan.FromSeconds(10), TimeSpan.FromMilliseconds(200)), $"{replica}'s last exit: {lastExit}");
+
+                // And on the row itself, without opening the details: the text of its /health link, within 5 s of the kill.
+                Assert.True(system.App.ResourceNotifications.TryGetCurrentState(replica, out var row));
+                var link = row.Snapshot.Urls.Select(u => u.DisplayProperties.DisplayName).FirstOrDefault(text => text.StartsWith("exits: ", StringComparison.Ordinal));
+                var shown = link is null ? null : System.Text.RegularExpressions.Regex.Match(link, @"^exits: [1-9]\d* · last 137: killed .*, at (\d\d:\d\d:\d\d) UTC$");
+                Assert.True(shown is { Success: true }, $"{replica}'s row: {link}");
+                var at = DateTime.SpecifyKind(killedAt.Date + TimeSpan.Parse(shown.Groups[1].Value, System.Globalization.CultureInfo.InvariantCulture), DateTimeKind.Utc);
+                Assert.True(at - killedAt < TimeSpan.FromSeconds(5) && at - killedAt > TimeSpan.FromSeconds(-1), $"{replica}'s row said it at {at:HH:mm:ss}, the kill was at {killedAt:HH:mm:ss.f}");
+            }
+        }
+        finally
+        {
+            // Started again whatever was found, so that the class's other tests meet the system whole.
+            await Task.WhenAll(new[] { "catalog-1", "frontend-1" }.Select(replica => RestartAsync(replica)));
+        }
 
         await AssertTakesTrafficAsync("catalog-1", "/api/catalog/products");
         await AssertTakesTrafficAsync("frontend-1", "/api/products");

@@ -14,7 +14,7 @@ namespace HttpPerf.Tests.Processes;
 /// held to what the same run measured on this machine. It needs root (the namespace and the devices), as CI has;
 /// elsewhere it skips, saying so.
 /// </summary>
-[Collection(Lanes.Processes)]
+[Collection(Lanes.Orchestrated)]
 [Trait(Kind.Name, Kind.Processes)]
 [Lesson(Pitfalls.CatalogWriteStrategy)]
 public sealed class HighLatencyTests

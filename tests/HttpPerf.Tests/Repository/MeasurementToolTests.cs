@@ -83,4 +83,39 @@ public sealed class MeasurementToolTests
         var markdown = AbMeasurement.Markdown(new AbMeasurement.Result([row], TimeSpan.FromSeconds(12)));
         Assert.Equal(!settled, markdown.Contains("Not settled: products.", StringComparison.Ordinal));
     }
+
+    [Fact]
+    public void An_AB_row_says_why_a_ratio_is_missing_and_a_scenario_not_measured_keeps_a_row_with_its_reason()
+    {
+        var refused = new AbMeasurement.Row("products", "GET /api/products",
+            new AbMeasurement.Side(0, 12, 0, null, null, null, Failures: new Dictionary<string, long> { ["503 Out of memory"] = 12 }),
+            new AbMeasurement.Side(12, 1, 0, 100, 150, 250, 100, 100, new Dictionary<string, long> { ["cut mid-body"] = 1 }));
+        var none = new AbMeasurement.Side(0, 0, 0, null, null, null);
+        var unprepared = new AbMeasurement.Row("download", "", none, none, "could not prepare: HttpRequestException: refused");
+        var markdown = AbMeasurement.Markdown(new AbMeasurement.Result([refused, unprepared], TimeSpan.FromSeconds(55)));
+
+        Assert.Contains("| products GET /api/products | naive | 0 | – | – | – | | | | none counted: 12 × 503 Out of memory |", markdown);
+        Assert.Contains("| 1 × cut mid-body |", markdown);
+        Assert.Contains("| download | – | 0 | | | | – | | – | not measured: could not prepare: HttpRequestException: refused |", markdown);
+        // A ratio with no naive figure is not "not settled": its row says why it is missing.
+        Assert.DoesNotContain("Not settled", markdown);
+    }
+
+    [Fact]
+    public async Task An_AB_against_a_Gateway_that_is_gone_answers_a_row_per_scenario_with_the_reason()
+    {
+        // Nothing listens on a port just freed: every request is refused at once.
+        using var gateway = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{Ports.Free()}") };
+        await using var download = new LoadGen.Load.DownloadFile(gateway, 1024);
+        var measurement = new AbMeasurement(gateway, download);
+
+        var result = await measurement.TryMeasureAsync(["products", "download"], Cancel);
+
+        Assert.NotNull(result);
+        Assert.Equal(["products", "download"], result.Rows.Select(r => r.Scenario));
+        Assert.Equal((0, null), (result.Rows[0].Naive.Requests, result.Rows[0].NotMeasured));
+        Assert.StartsWith("none counted: ", result.Rows[0].Naive.NotCounted(), StringComparison.Ordinal);
+        Assert.Contains("× no answer (ConnectionError)", result.Rows[0].Naive.NotCounted(), StringComparison.Ordinal);
+        Assert.StartsWith("could not prepare: HttpRequestException", result.Rows[1].NotMeasured, StringComparison.Ordinal);
+    }
 }

@@ -1,0 +1,140 @@
+using System.Collections.Concurrent;
+using System.Diagnostics;
+using System.Globalization;
+using System.Text;
+using Aspire.Hosting;
+using Aspire.Hosting.ApplicationModel;
+using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.ServiceDefaults;
+using HttpPerf.Tests.Infrastructure;
+
+namespace HttpPerf.Tests.Containers;
+
+/// <summary>
+/// Whether the memory limits are honest, when asked (about 17 minutes at the default 180 s a phase):
+/// <c>MEMORY_LIMIT_MEASUREMENT=docs/results/memory-limits dotnet test HttpPerf.slnx --filter MemoryLimitMeasurement</c>
+/// (<c>MEMORY_LIMIT_SECONDS</c> a phase). Container mode at the default catalog size, every replica under its default
+/// limit, LoadGen's default load running. Each flag of the memory table that fails under its limit is set to naive in
+/// turn, then all four at once; in each phase 4 clients send the flag's route one after another, and one more sends
+/// another route beside them. Written to report.md there: what the naive requests got (200, 503 with Retry-After,
+/// anything else), what the request beside them got, and which containers died (ContainerExits' count and last exit).
+/// It then holds the limits to docs/memory.md's promise: no container dies, every refusal is a 503 with Retry-After,
+/// and every request beside them succeeds.
+/// </summary>
+[Collection(Lanes.Orchestrated)]
+[Trait(Kind.Name, Kind.Containers)]
+public sealed class MemoryLimitMeasurement
+{
+    private const string Beside = "/api/products/1";
+
+    [Fact]
+    public async Task Every_naive_rung_under_its_limit_is_refused_not_killed_and_the_rest_is_served()
+    {
+        await using var run = OptInRun.AskedBy("MEMORY_LIMIT_MEASUREMENT", "measure the memory limits under naive load (docs/memory.md)");
+        var seconds = int.TryParse(Environment.GetEnvironmentVariable("MEMORY_LIMIT_SECONDS"), CultureInfo.InvariantCulture, out var s) ? s : 180;
+        var system = await run.StartAsync(new ContainerDashboardScreenshots.DefaultCatalog());
+        var start = await system.Commands.ExecuteCommandAsync(SystemContract.LoadGen, KnownResourceCommands.StartCommand, Cancel);
+        Assert.True(start.Success, start.Message);
+        var download = await LoadGen.Load.SyntheticFileContent.StoreAsync(system.Gateway, 64L << 20, Cancel);
+
+        // Each flag, the replica whose menu flips it (the flags are shared through Redis), and the route it fails on.
+        (string Flag, string Resource, string Route)[] flags =
+        [
+            (Pitfalls.FrontendCatalogClient, SystemContract.Frontend + "-1", "/api/products"),
+            (Pitfalls.CatalogSerialization, SystemContract.Catalog + "-1", "/api/catalog/products"),
+            (Pitfalls.GatewayBuffering, SystemContract.Gateway, "/api/catalog/products"),
+            (Pitfalls.UploadsDownload, SystemContract.Uploads + "-1", $"/api/uploads/{download}"),
+        ];
+        var phases = flags.Select(f => (Name: f.Flag, Flags: new[] { f })).Append(("all four at once", flags)).ToList();
+        var report = new StringBuilder();
+        report.AppendLine(CultureInfo.InvariantCulture, $"# Memory limits under naive load\n\nContainer mode, default limits, LoadGen's default load; each phase {seconds} s, 4 clients on the naive route(s), 1 beside on GET {Beside}.\n");
+        report.AppendLine("| naive | 200 | 503 with Retry-After | otherwise | beside: ok of sent | containers that died |");
+        report.AppendLine("|---|---:|---:|---|---:|---|");
+        var failures = new List<string>();
+        foreach (var (name, set) in phases)
+        {
+            foreach (var (flag, resource, _) in set)
+            {
+                await FlipAsync(system, resource, flag, PerfMode.Naive);
+            }
+
+            var exitsBefore = Exits(system);
+            var naive = new ConcurrentBag<string>();
+            var beside = new ConcurrentBag<string>();
+            var clock = Stopwatch.StartNew();
+            var duration = TimeSpan.FromSeconds(seconds);
+            var clients = Enumerable.Range(0, 4).Select(i => LoopAsync(system.Gateway, set[i % set.Length].Route, naive, clock, duration))
+                .Append(LoopAsync(system.Gateway, Beside, beside, clock, duration));
+            await Task.WhenAll(clients);
+            var died = Exits(system).Where(e => e.Value.Count > exitsBefore.GetValueOrDefault(e.Key).Count)
+                .Select(e => $"{e.Key} ×{e.Value.Count - exitsBefore.GetValueOrDefault(e.Key).Count} ({e.Value.Last})").ToList();
+
+            var otherwise = naive.Where(o => o is not ("200" or "503 Retry-After")).GroupBy(o => o).Select(g => $"{g.Count()} × {g.Key}").ToList();
+            var besideOk = beside.Count(o => o == "200");
+            report.AppendLine(CultureInfo.InvariantCulture,
+                $"| {name} | {naive.Count(o => o == "200")} | {naive.Count(o => o == "503 Retry-After")} | {(otherwise.Count == 0 ? "none" : string.Join(", ", otherwise))} | {besideOk} of {beside.Count} | {(died.Count == 0 ? "none" : string.Join("; ", died))} |");
+            failures.AddRange(died.Select(d => $"{name}: {d} died"));
+            failures.AddRange(otherwise.Select(o => $"{name}: naive {o}"));
+            if (besideOk != beside.Count)
+            {
+                failures.Add($"{name}: beside, {beside.Count - besideOk} of {beside.Count} failed: {string.Join(", ", beside.Where(o => o != "200").Distinct())}");
+            }
+
+            foreach (var (flag, resource, _) in set)
+            {
+                await FlipAsync(system, resource, flag, PerfMode.Optimized);
+            }
+
+            await Task.Delay(TimeSpan.FromSeconds(10), Cancel);
+        }
+
+        File.WriteAllText(Path.Combine(run.Folder, "report.md"), report.ToString());
+        TestContext.Current.TestOutputHelper?.WriteLine(report.ToString());
+        Assert.True(failures.Count == 0, string.Join(Environment.NewLine, failures));
+    }
+
+    private static async Task FlipAsync(ContainerModeFixture system, string resource, string flag, string rung)
+    {
+        var flip = await system.Commands.ExecuteCommandAsync(resource, $"{flag}-{rung}", Cancel);
+        Assert.True(flip.Success, $"{resource} {flag}={rung}: {flip.Message}");
+    }
+
+    // One client: the route, one request after another, until the phase ends; each outcome as "200",
+    // "503 Retry-After", or what else it was.
+    private static Task LoopAsync(HttpClient gateway, string route, ConcurrentBag<string> outcomes, Stopwatch clock, TimeSpan duration) => Task.Run(async () =>
+    {
+        var buffer = new byte[64 * 1024];
+        while (clock.Elapsed < duration)
+        {
+            try
+            {
+                using var timeout = CancellationTokenSource.CreateLinkedTokenSource(Cancel);
+                timeout.CancelAfter(TimeSpan.FromSeconds(60));
+                using var response = await gateway.GetAsync(route, HttpCompletionOption.ResponseHeadersRead, timeout.Token);
+                await using var body = await response.Content.ReadAsStreamAsync(timeout.Token);
+                while (await body.ReadAsync(buffer, timeout.Token) > 0)
+                {
+                }
+
+                var status = (int)response.StatusCode;
+                outcomes.Add(status == 503 && response.Headers.RetryAfter is not null ? "503 Retry-After" : status.ToString(CultureInfo.InvariantCulture));
+                if (status == 503)
+                {
+                    await Task.Delay(TimeSpan.FromSeconds(1), Cancel);
+                }
+            }
+            catch (Exception exception) when (exception is HttpRequestException or IOException or OperationCanceledException && !Cancel.IsCancellationRequested)
+            {
+                outcomes.Add(exception is OperationCanceledException ? "no answer in 60 s" : $"{exception.GetType().Name} ({exception.Message.Split('.')[0]})");
+                await Task.Delay(TimeSpan.FromSeconds(1), Cancel);
+            }
+        }
+    });
+
+    // Each container's deaths so far, as ContainerExits publishes them: the count and the last.
+    private static Dictionary<string, (int Count, string Last)> Exits(ContainerModeFixture system) =>
+        ContainerModeFixture.Containers.ToDictionary(c => c, c => system.App.ResourceNotifications.TryGetCurrentState(c, out var state)
+            && state.Snapshot.Properties.FirstOrDefault(p => p.Name == "container.exits")?.Value is { } count
+            ? (Convert.ToInt32(count, CultureInfo.InvariantCulture), state.Snapshot.Properties.FirstOrDefault(p => p.Name == "container.last_exit")?.Value?.ToString() ?? "")
+            : (0, ""));
+}
