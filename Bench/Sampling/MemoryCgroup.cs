@@ -6,7 +6,7 @@ namespace Bench.Sampling;
 /// A container's memory cgroup on this machine (cgroup v1): what the kernel counts against its limit, and its
 /// high-water mark, which root may reset between measurements (<c>memory.max_usage_in_bytes</c>).
 /// </summary>
-internal static class MemoryCgroup
+public static class MemoryCgroup
 {
     /// <summary>
     /// The memory cgroup folder of the process <paramref name="pid"/> (a container's init) on this machine; null on
@@ -31,6 +31,27 @@ internal static class MemoryCgroup
         cgroup is not null && File.Exists(Path.Combine(cgroup, "memory.max_usage_in_bytes"))
             ? long.Parse(File.ReadAllText(Path.Combine(cgroup, "memory.max_usage_in_bytes")).Trim(), CultureInfo.InvariantCulture)
             : null;
+
+    /// <summary>What the cgroup holds now, in bytes: what counts against its limit, and its anonymous memory (rss), its page cache (cache), and the part of that cache that cannot be given back without swap (shmem: tmpfs and memfd, the runtime's double-mapped code among them).</summary>
+    public static (long Usage, long Rss, long Cache, long Shmem)? Now(string? cgroup)
+    {
+        try
+        {
+            if (cgroup is null)
+            {
+                return null;
+            }
+
+            var stat = File.ReadLines(Path.Combine(cgroup, "memory.stat")).Select(l => l.Split(' ')).Where(p => p.Length == 2)
+                .ToDictionary(p => p[0], p => long.Parse(p[1], CultureInfo.InvariantCulture));
+            return (long.Parse(File.ReadAllText(Path.Combine(cgroup, "memory.usage_in_bytes")).Trim(), CultureInfo.InvariantCulture),
+                stat.GetValueOrDefault("rss"), stat.GetValueOrDefault("cache"), stat.GetValueOrDefault("shmem"));
+        }
+        catch (IOException)
+        {
+            return null; // the container died between two reads
+        }
+    }
 
     /// <summary>Starts the cgroup's high-water mark again from what it holds now (root only); false where it cannot.</summary>
     public static bool ResetPeak(string? cgroup)

@@ -51,6 +51,7 @@ public sealed class MemoryLimitMeasurement
         report.AppendLine("| naive | 200 | 503 with Retry-After | otherwise | beside: ok of sent | containers that died |");
         report.AppendLine("|---|---:|---:|---|---:|---|");
         var failures = new List<string>();
+        var memory = new List<(string Phase, Dictionary<string, (long Usage, long Rss, long Cache, long Shmem)> Peaks)>();
         foreach (var (name, set) in phases)
         {
             foreach (var (flag, resource, _) in set)
@@ -59,6 +60,8 @@ public sealed class MemoryLimitMeasurement
             }
 
             var exitsBefore = Exits(system);
+            using var sampling = CancellationTokenSource.CreateLinkedTokenSource(Cancel);
+            var sampler = SampleAsync(system, sampling.Token);
             var naive = new ConcurrentBag<string>();
             var beside = new ConcurrentBag<string>();
             var clock = Stopwatch.StartNew();
@@ -66,6 +69,8 @@ public sealed class MemoryLimitMeasurement
             var clients = Enumerable.Range(0, 4).Select(i => LoopAsync(system.Gateway, set[i % set.Length].Route, naive, clock, duration))
                 .Append(LoopAsync(system.Gateway, Beside, beside, clock, duration));
             await Task.WhenAll(clients);
+            await sampling.CancelAsync();
+            memory.Add((name, await sampler));
             var died = Exits(system).Where(e => e.Value.Count > exitsBefore.GetValueOrDefault(e.Key).Count)
                 .Select(e => $"{e.Key} ×{e.Value.Count - exitsBefore.GetValueOrDefault(e.Key).Count} ({e.Value.Last})").ToList();
 
@@ -86,6 +91,15 @@ public sealed class MemoryLimitMeasurement
             }
 
             await Task.Delay(TimeSpan.FromSeconds(10), Cancel);
+        }
+
+        // What each container held at its peak in each phase: the cgroup's count against the limit, and its parts.
+        report.AppendLine(CultureInfo.InvariantCulture, $"\nEach container at its highest cgroup count in the phase (MiB; read every 250 ms from its memory cgroup): counted / rss / cache / of which shmem.\n");
+        report.AppendLine($"| naive | {string.Join(" | ", ContainerModeFixture.Containers)} |");
+        report.AppendLine($"|---|{string.Concat(ContainerModeFixture.Containers.Select(_ => "---|"))}");
+        foreach (var (phase, peaks) in memory)
+        {
+            report.AppendLine($"| {phase} | {string.Join(" | ", ContainerModeFixture.Containers.Select(c => peaks.TryGetValue(c, out var m) ? $"{m.Usage >> 20} / {m.Rss >> 20} / {m.Cache >> 20} / {m.Shmem >> 20}" : "–"))} |");
         }
 
         File.WriteAllText(Path.Combine(run.Folder, "report.md"), report.ToString());
@@ -130,6 +144,35 @@ public sealed class MemoryLimitMeasurement
             }
         }
     });
+
+    // Until cancelled, each container's memory cgroup every 250 ms: its reading at the highest count against the limit.
+    private static Task<Dictionary<string, (long Usage, long Rss, long Cache, long Shmem)>> SampleAsync(ContainerModeFixture system, CancellationToken stop) => Task.Run(async () =>
+    {
+        var peaks = new Dictionary<string, (long Usage, long Rss, long Cache, long Shmem)>();
+        var cgroups = new Dictionary<string, string?>();
+        while (!stop.IsCancellationRequested)
+        {
+            foreach (var container in ContainerModeFixture.Containers)
+            {
+                // Found again after a restart: a new process, maybe a new cgroup.
+                if (Bench.Sampling.MemoryCgroup.Now(cgroups.GetValueOrDefault(container)) is not { } now)
+                {
+                    var pid = (await system.Engine.TryRunAsync(["inspect", "--format", "{{.State.Pid}}", system.ContainerIds[container]], CancellationToken.None)).Output.Trim();
+                    cgroups[container] = int.TryParse(pid, CultureInfo.InvariantCulture, out var id) && id > 0 ? Bench.Sampling.MemoryCgroup.Of(id) : null;
+                    continue;
+                }
+
+                if (now.Usage > peaks.GetValueOrDefault(container).Usage)
+                {
+                    peaks[container] = now;
+                }
+            }
+
+            await Task.Delay(250, CancellationToken.None);
+        }
+
+        return peaks;
+    }, CancellationToken.None);
 
     // Each container's deaths so far, as ContainerExits publishes them: the count and the last.
     private static Dictionary<string, (int Count, string Last)> Exits(ContainerModeFixture system) =>
