@@ -168,7 +168,11 @@ public sealed class ReplicaTests
             await WaitUntilAsync(async () => await direct.GetStringAsync("/health", Cancel) == "Healthy", $"{service.Name} healthy again");
         }
 
-        var listed = await gateway.GetFromJsonAsync<List<FlagState>>("/admin/flags", Cancel);
+        // Once (run 10 of stop 70, as in the test below at stop 69) the Gateway refused this connection right after its
+        // /health said Healthy: the failure then says whether it had exited, and what it last wrote.
+        List<FlagState>? listed = null;
+        var readFlags = await Record.ExceptionAsync(async () => listed = await gateway.GetFromJsonAsync<List<FlagState>>("/admin/flags", Cancel));
+        Assert.True(readFlags is null, $"{readFlags?.Message}; the Gateway {(system.Gateway.HasExited ? "had exited" : "was running")}; it last wrote: {system.Gateway.RecentOutput[^Math.Min(3000, system.Gateway.RecentOutput.Length)..]}");
         Assert.Equal(PerfMode.Naive, listed!.Single(f => f.Flag == Pitfalls.CatalogSerialization).Variant);
         took = await SetFlagAsync(gateway, system.CatalogReplicas, Pitfalls.CatalogSerialization, PerfMode.Optimized);
         Assert.True(took < TimeSpan.FromSeconds(2), $"both Catalog replicas served optimized after {took}");
