@@ -146,7 +146,7 @@ public static class BlockingBench
     private static string Page(long i) => Invariant($"/products/{1 + (i % 1_000)}");
 
     /// <summary>The process's threads, from /proc (the runtime's own counters would have to be asked through the starved pool).</summary>
-    private static int Threads(int processId)
+    public static int Threads(int processId)
     {
         foreach (var line in File.ReadLines($"/proc/{processId}/status"))
         {

@@ -36,7 +36,7 @@ public sealed class BlockingDashboardScreenshots
             await Http.GetUntilServedAsync(run.AppHost.Gateway, "/api/products/1", $"{Pitfalls.FrontendBlocking}={rung}");
 
             // The page's command, in process: 64 pages in flight, each client sending its next when its last answered.
-            var threadsAtStart = Threads(pid);
+            var threadsAtStart = Bench.Benches.BlockingBench.Threads(pid);
             using var stop = CancellationTokenSource.CreateLinkedTokenSource(Cancel);
             var watch = WatchAsync(frontend, pid, stop.Token);
             var clock = Stopwatch.StartNew();
@@ -80,7 +80,7 @@ public sealed class BlockingDashboardScreenshots
         {
             while (!stop.IsCancellationRequested)
             {
-                peak = Math.Max(peak, Threads(pid));
+                peak = Math.Max(peak, Bench.Benches.BlockingBench.Threads(pid));
                 await Task.Delay(100, CancellationToken.None);
             }
         }, CancellationToken.None);
@@ -96,7 +96,4 @@ public sealed class BlockingDashboardScreenshots
         await sampler;
         return (peak, healthMax);
     }
-
-    private static int Threads(int pid) =>
-        int.Parse(File.ReadLines($"/proc/{pid}/status").First(l => l.StartsWith("Threads:", StringComparison.Ordinal))[8..].Trim(), System.Globalization.CultureInfo.InvariantCulture);
 }
