@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using HttpPerf.ServiceDefaults.Hedging;
 
 namespace Frontend.Api.Replicas;
@@ -35,13 +34,11 @@ internal sealed class ReplicaRouting(ReplicaSet replicas, HedgeDelay<ReplicaOpti
 
         var replica = await replicas.ChooseAsync(call.ServiceUri, call.Tried, cancellationToken);
         request.RequestUri = replica.Route(call.ServiceUri);
-        var started = Stopwatch.GetTimestamp();
-        replica.Begin();
+        var started = replica.Begin();
         try
         {
             var response = await base.SendAsync(request, cancellationToken);
-            var took = Stopwatch.GetElapsedTime(started);
-            replica.End(took);
+            var took = replica.End(started);
             if ((int)response.StatusCode >= 500)
             {
                 replica.Strike("answered " + (int)response.StatusCode);
@@ -58,8 +55,7 @@ internal sealed class ReplicaRouting(ReplicaSet replicas, HedgeDelay<ReplicaOpti
         {
             // Cancelled by the hedging strategy (another attempt answered first) or the attempt timeout; a caller that
             // left cancels every attempt, and that says nothing about the replica.
-            var took = Stopwatch.GetElapsedTime(started);
-            replica.End(took);
+            var took = replica.End(started);
             if (!CatalogAttempts.CallerLeft(request))
             {
                 replica.Strike($"no answer in {took.TotalMilliseconds:F0} ms");
@@ -69,7 +65,7 @@ internal sealed class ReplicaRouting(ReplicaSet replicas, HedgeDelay<ReplicaOpti
         }
         catch (HttpRequestException failure)
         {
-            replica.End(Stopwatch.GetElapsedTime(started));
+            replica.End(started);
             replica.Strike(failure.HttpRequestError.ToString());
             throw;
         }

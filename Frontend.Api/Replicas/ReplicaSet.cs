@@ -123,7 +123,7 @@ internal sealed partial class ReplicaSet(ServiceEndpointResolver resolver, IOpti
         private readonly Lock _lock = new();
         private int _strikes;
         private int _ejections;
-        private int _inFlight;
+        private readonly List<long> _inFlight = [];
         private double _latencyMs;
         private long _observed = Stopwatch.GetTimestamp();
 
@@ -138,33 +138,50 @@ internal sealed partial class ReplicaSet(ServiceEndpointResolver resolver, IOpti
         /// What an attempt here costs, as Finagle's and Linkerd's balancers reckon it: the latency, decayed toward zero
         /// while nothing is seen of it (a slow replica is tried again once it has been left alone for a while), at least
         /// a millisecond (so a replica nothing is known of yet does not take every call at once), times one more than the
-        /// attempts now in flight (a frozen replica's pile up).
+        /// attempts now in flight (a frozen replica's pile up). The oldest attempt still waiting counts as an answer that
+        /// slow: a frozen replica answers nothing, so its average would otherwise decay toward zero while its silence
+        /// grows, and, when no hedge is left in the budget to lose a race and strike it, keep drawing calls.
         /// </summary>
         public double Cost(long now, TimeSpan decay)
         {
             lock (_lock)
             {
-                return Math.Max(1, Decayed(now, decay)) * (_inFlight + 1);
+                var waiting = _inFlight.Count == 0 ? 0 : Stopwatch.GetElapsedTime(_inFlight.Min(), now).TotalMilliseconds;
+                return Math.Max(1, Math.Max(Decayed(now, decay), waiting)) * (_inFlight.Count + 1);
             }
         }
 
-        public void Begin() => Interlocked.Increment(ref _inFlight);
-
-        /// <summary>
-        /// An attempt took <paramref name="took"/>, however it ended: a time above the average replaces it at once (one
-        /// slow answer makes the replica expensive), a time below it pulls it down by how long ago the last one was.
-        /// </summary>
-        public void End(TimeSpan took)
+        /// <summary>An attempt begins here; its start, given to <see cref="End"/>.</summary>
+        public long Begin()
         {
-            var now = Stopwatch.GetTimestamp();
+            var started = Stopwatch.GetTimestamp();
             lock (_lock)
             {
-                _inFlight--;
+                _inFlight.Add(started);
+            }
+
+            return started;
+        }
+
+        /// <summary>
+        /// The attempt begun at <paramref name="started"/> ended, however: its time, returned, is the replica's latency. A
+        /// time above the average replaces it at once (one slow answer makes the replica expensive), a time below it
+        /// pulls it down by how long ago the last one was.
+        /// </summary>
+        public TimeSpan End(long started)
+        {
+            var now = Stopwatch.GetTimestamp();
+            var took = Stopwatch.GetElapsedTime(started, now);
+            lock (_lock)
+            {
+                _inFlight.Remove(started);
                 var ms = took.TotalMilliseconds;
                 var current = Decayed(now, set.Options.LatencyDecay);
                 _latencyMs = ms > current ? ms : current + (ms - current) * (1 - Weight(now, set.Options.LatencyDecay));
                 _observed = now;
             }
+
+            return took;
         }
 
         private double Decayed(long now, TimeSpan decay) => _latencyMs * Weight(now, decay);
