@@ -45,7 +45,11 @@ public sealed class MemoryLimitMeasurement
             (Pitfalls.GatewayBuffering, SystemContract.Gateway, "/api/catalog/products"),
             (Pitfalls.UploadsDownload, SystemContract.Uploads + "-1", $"/api/uploads/{download}"),
         ];
-        var phases = flags.Select(f => (Name: f.Flag, Flags: new[] { f })).Append(("all four at once", flags)).ToList();
+        // MEMORY_LIMIT_PHASES, comma-separated, keeps only the phases named (a flag, or "all four at once").
+        var only = Environment.GetEnvironmentVariable("MEMORY_LIMIT_PHASES")?.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries);
+        var phases = flags.Select(f => (Name: f.Flag, Flags: new[] { f })).Append((Name: "all four at once", Flags: flags))
+            .Where(p => only is null || only.Contains(p.Name, StringComparer.OrdinalIgnoreCase)).ToList();
+        var lastWords = new StringBuilder();
         var report = new StringBuilder();
         report.AppendLine(CultureInfo.InvariantCulture, $"# Memory limits under naive load\n\nContainer mode, default limits, LoadGen's default load; each phase {seconds} s, 4 clients on the naive route(s), 1 beside on GET {Beside}.\n");
         report.AppendLine("| naive | 200 | 503 with Retry-After | otherwise | beside: ok of sent | containers that died |");
@@ -79,6 +83,26 @@ public sealed class MemoryLimitMeasurement
             report.AppendLine(CultureInfo.InvariantCulture,
                 $"| {name} | {naive.Count(o => o == "200")} | {naive.Count(o => o == "503 Retry-After")} | {(otherwise.Count == 0 ? "none" : string.Join(", ", otherwise))} | {besideOk} of {beside.Count} | {(died.Count == 0 ? "none" : string.Join("; ", died))} |");
             failures.AddRange(died.Select(d => $"{name}: {d} died"));
+            // What each that died last wrote: the engine keeps a container's output across its restarts, so the lines
+            // before a restart's first say how the runtime ended (an unhandled exception's type and stack, or nothing
+            // before a kernel kill).
+            foreach (var container in Exits(system).Where(e => e.Value.Count > exitsBefore.GetValueOrDefault(e.Key).Count).Select(e => e.Key))
+            {
+                var logs = await system.Engine.TryRunAsync(["logs", "--tail", "400", system.ContainerIds[container]], CancellationToken.None);
+                var lines = (logs.Output + logs.Error).Split('\n');
+                // A start's first line from the host; the lines before the last one are the previous run's last.
+                var starts = lines.Select((line, i) => (line, i)).Where(l => l.line.Contains("Microsoft.Hosting.Lifetime", StringComparison.Ordinal)
+                    && lines.ElementAtOrDefault(l.i + 1)?.Contains("Now listening on", StringComparison.Ordinal) == true).Select(l => l.i).ToList();
+                var end = starts.Count > 1 ? starts[^1] : lines.Length;
+                lastWords.AppendLine(CultureInfo.InvariantCulture, $"\n### {name}: {container}, its last lines before its last start\n\n```");
+                foreach (var line in lines.Take(end).TakeLast(40))
+                {
+                    lastWords.AppendLine(line);
+                }
+
+                lastWords.AppendLine("```");
+            }
+
             failures.AddRange(otherwise.Select(o => $"{name}: naive {o}"));
             if (besideOk != beside.Count)
             {
@@ -100,6 +124,11 @@ public sealed class MemoryLimitMeasurement
         foreach (var (phase, peaks) in memory)
         {
             report.AppendLine($"| {phase} | {string.Join(" | ", ContainerModeFixture.Containers.Select(c => peaks.TryGetValue(c, out var m) ? $"{m.Usage >> 20} / {m.Rss >> 20} / {m.Cache >> 20} / {m.Shmem >> 20}" : "–"))} |");
+        }
+
+        if (lastWords.Length > 0)
+        {
+            report.AppendLine(CultureInfo.InvariantCulture, $"\n## What the containers that died last wrote\n{lastWords}");
         }
 
         File.WriteAllText(Path.Combine(run.Folder, "report.md"), report.ToString());
