@@ -41,6 +41,7 @@ public static class ServiceDefaultsExtensions
                 "HttpClients:PooledConnectionLifetime must be positive, or -00:00:00.001 for connections that live forever (the handler's own default): zero would open a connection per call.")
             .ValidateOnStart();
         HttpLimits.AddTo(builder.Services);
+        MemoryBudget.AddTo(builder.Services);
         Http2Listener.AddTo(builder);
 
         builder.Services.AddServiceDiscovery();

@@ -14,6 +14,9 @@ public sealed class CatalogStore
     private const string SelectAfter =
         "SELECT id, sku, name, description, brand, category, price_cents, stock FROM products WHERE id > $after ORDER BY id";
 
+    /// <summary>The managed heap a listed product holds, measured on the seeded catalog (docs/memory.md).</summary>
+    public const int HeldBytesPerProduct = 640;
+
     private readonly string _connectionString;
 
     static CatalogStore()
@@ -78,6 +81,12 @@ public sealed class CatalogStore
             throw;
         }
     }
+
+    /// <summary>
+    /// What <see cref="ListAllAsync"/> holds for the products after <paramref name="after"/>: each product's record, its
+    /// strings (UTF-16) and its slot in the list, <see cref="HeldBytesPerProduct"/> on average as seeded.
+    /// </summary>
+    public long ListBytes(int after) => (long)Math.Max(0, ProductCount - Math.Max(0, after)) * HeldBytesPerProduct;
 
     /// <summary>Every product after <paramref name="after"/> (0: all) in one list, the way an ORM's ToListAsync hands them over.</summary>
     public async Task<List<Product>> ListAllAsync(int after, CancellationToken cancellationToken)

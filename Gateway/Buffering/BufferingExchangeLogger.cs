@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Text;
+using HttpPerf.ServiceDefaults.Http;
 using HttpPerf.ServiceDefaults.Selection;
 using Microsoft.AspNetCore.Http.Features;
 using Yarp.ReverseProxy.Model;
@@ -11,10 +12,12 @@ namespace Gateway.Buffering;
 /// then swap the response body for a MemoryStream, let the proxy fill it, log, and copy it out. Every
 /// body now sits in the Gateway whole (requests past 30 KB in a temp file, responses in memory), the
 /// client waits for the last byte before it gets the first, and a 25 MB response costs the Gateway
-/// 25 MB or more per request in flight.
+/// 25 MB or more per request in flight. The captured response asks the replica's memory budget before it grows
+/// (<see cref="HeldMemoryStream"/>): past it the request is refused with a 503, where it would have taken the heap to
+/// its limit and the Gateway with it, and every other route (docs/memory.md).
 /// Its page, with the rungs measured side by side: docs/pitfalls/Gateway.Buffering.md.
 /// </summary>
-public sealed partial class BufferingExchangeLogger(ILogger<BufferingExchangeLogger> logger, RequestVariants variants) : IExchangeLogger
+public sealed partial class BufferingExchangeLogger(ILogger<BufferingExchangeLogger> logger, RequestVariants variants, HeldMemory memory) : IExchangeLogger
 {
     private const int LoggedChars = 256;
 
@@ -37,7 +40,7 @@ public sealed partial class BufferingExchangeLogger(ILogger<BufferingExchangeLog
         context.Request.Body.Position = 0;
 
         var responseBody = context.Response.Body;
-        using var captured = new MemoryStream();
+        using var captured = new HeldMemoryStream(memory, "the response captured whole");
         context.Response.Body = captured;
         try
         {

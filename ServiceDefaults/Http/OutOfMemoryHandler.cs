@@ -9,8 +9,8 @@ using Microsoft.Extensions.Logging;
 namespace HttpPerf.ServiceDefaults.Http;
 
 /// <summary>
-/// A request that ran out of memory (the GC's heap at its limit, 75% of a container's by default, docs/memory.md)
-/// is answered 503 with <c>Retry-After</c> and a problem body, not a 500: the replica is not broken, it was asked for
+/// A request that ran out of memory (the GC's heap at its limit, 75% of a container's by default, docs/memory.md), or
+/// that its replica's <see cref="MemoryBudget"/> refused before the heap filled, is answered 503 with <c>Retry-After</c> and a problem body, not a 500: the replica is not broken, it was asked for
 /// more than it holds at once, and a retry (here or on another replica: the standard resilience handler retries a
 /// 503) may well succeed. One log line names the route and the rung that served it, the way to find which lesson did
 /// it. Once the response has begun, nothing can be said: the connection is cut, as for any failure mid-body.
@@ -22,7 +22,7 @@ internal sealed partial class OutOfMemoryHandler(IProblemDetailsService problems
 
     public async ValueTask<bool> TryHandleAsync(HttpContext context, Exception exception, CancellationToken cancellationToken)
     {
-        if (!IsOutOfMemory(exception))
+        if (OutOfMemory(exception) is not { } outOfMemory)
         {
             return false;
         }
@@ -42,22 +42,25 @@ internal sealed partial class OutOfMemoryHandler(IProblemDetailsService problems
             {
                 Status = StatusCodes.Status503ServiceUnavailable,
                 Title = "Out of memory",
-                Detail = $"This replica ran out of memory serving {route} ({rung}). Retry after {RetryAfterSeconds} s.",
+                // Refused by the replica's MemoryBudget before the heap filled, or an allocation the heap refused.
+                Detail = outOfMemory is InsufficientMemoryException refused
+                    ? $"{refused.Message} Serving {route} ({rung}). Retry after {RetryAfterSeconds} s."
+                    : $"This replica ran out of memory serving {route} ({rung}). Retry after {RetryAfterSeconds} s.",
             },
         });
     }
 
-    private static bool IsOutOfMemory(Exception? exception)
+    private static OutOfMemoryException? OutOfMemory(Exception? exception)
     {
         for (var e = exception; e is not null; e = e.InnerException)
         {
-            if (e is OutOfMemoryException)
+            if (e is OutOfMemoryException outOfMemory)
             {
-                return true;
+                return outOfMemory;
             }
         }
 
-        return false;
+        return null;
     }
 
     [LoggerMessage(Level = LogLevel.Error, Message = "Out of memory: {Method} {Route} served by {Rung} answered 503")]

@@ -4,6 +4,7 @@ using System.Text;
 using Catalog.Api.Data;
 using Catalog.Api.Grpc;
 using Catalog.Api.Serialization;
+using HttpPerf.ServiceDefaults.Http;
 using Frontend.Api.Grpc;
 using Google.Protobuf;
 using ProductList = HttpPerf.Catalog.Grpc.ProductList;
@@ -103,7 +104,7 @@ public sealed class CatalogWriterTests : IDisposable
         context.Response.Body = body;
         ICatalogWriter writer = rung switch
         {
-            PerfMode.Naive => new NaiveCatalogWriter(store, new RequestVariants()),
+            PerfMode.Naive => new NaiveCatalogWriter(store, new RequestVariants(), new HeldMemory(new MemoryBudget(Options.Create(new MemoryBudget.Options())))),
             PerfMode.Streaming => new StreamingCatalogWriter(store),
             _ => new FieldByFieldCatalogWriter(store),
         };

@@ -9,18 +9,19 @@ namespace HttpPerf.Tests.Processes;
 
 /// <summary>
 /// A request that meets the GC heap's limit, as a service under a pod's memory limit does (docs/memory.md): every
-/// service's heap held to 64 MiB (<c>DOTNET_GCHeapHardLimit</c>, the setting a container's limit sets to 75% of
-/// itself), and a naive download of a 96 MiB file, which reads it whole into one array. The answer is a 503 with
+/// service's heap held to 128 MiB (<c>DOTNET_GCHeapHardLimit</c>, the setting a container's limit sets to 75% of
+/// itself), and a naive download of a 144 MiB file, which reads it whole into one array. The answer is a 503 with
 /// <c>Retry-After</c> and a problem body, never a 500 or a hang; the Uploads log says once which route and rung ran
 /// out; and the replica goes on serving, the same file whole by the optimized rung. Processes, not containers: the
-/// heap's limit is the runtime's, whoever sets it, and no engine is needed to show it.
+/// heap's limit is the runtime's, whoever sets it, and no engine is needed to show it. Below the heap's limit, each
+/// replica's MemoryBudget (half of it, 64 MiB here) refuses a second body held whole while the first holds it.
 /// </summary>
 [Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 [Lesson(Pitfalls.UploadsDownload)]
 public sealed class OutOfMemoryTests : IAsyncLifetime
 {
-    private const long HeapLimit = 64L * 1024 * 1024;
+    private const long HeapLimit = 128L * 1024 * 1024;
     private LocalSystem? _system;
 
     public async ValueTask InitializeAsync() =>
@@ -47,7 +48,7 @@ public sealed class OutOfMemoryTests : IAsyncLifetime
         var counters = await system.Uploads.ReadRuntimeCountersAsync(cancel);
         Assert.Equal(HeapLimit, counters.GcHeapLimitBytes);
 
-        var file = EveryRung.RandomFile(96 * 1024 * 1024);
+        var file = EveryRung.RandomFile(144 * 1024 * 1024);
         var (receipt, _) = await EveryRung.UploadAsync(gateway, "/api/uploads", file, PerfMode.Optimized);
         await ServedFlags.SetAsync(system, new Dictionary<string, string> { [Pitfalls.UploadsDownload] = PerfMode.Naive });
 
@@ -72,5 +73,88 @@ public sealed class OutOfMemoryTests : IAsyncLifetime
         Assert.Equal(200, download.Status);
         Assert.Equal(Convert.ToHexStringLower(SHA256.HashData(file)), download.Sha256);
         Assert.False(system.Uploads.HasExited);
+    }
+
+    [Fact]
+    public async Task A_second_naive_download_the_budget_cannot_hold_beside_the_first_is_refused_503_and_the_first_is_served_whole()
+    {
+        var cancel = TestContext.Current.CancellationToken;
+        var system = _system!;
+        using var gateway = new HttpClient { BaseAddress = system.Gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
+        // 40 MiB: one fits in the Uploads replica's 64 MiB budget, two do not.
+        var file = EveryRung.RandomFile(40 * 1024 * 1024);
+        var (receipt, _) = await EveryRung.UploadAsync(gateway, "/api/uploads", file, PerfMode.Optimized);
+        await ServedFlags.SetAsync(system, new Dictionary<string, string> { [Pitfalls.UploadsDownload] = PerfMode.Naive });
+        try
+        {
+            // Straight to the replica: the first response read no further than its headers, so its array stays held
+            // while the body waits on the socket (far less than 40 MiB fits in the buffers between).
+            using var uploads = new HttpClient { BaseAddress = system.Uploads.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
+            using var first = await uploads.GetAsync($"/uploads/{receipt.Id}", HttpCompletionOption.ResponseHeadersRead, cancel);
+            Assert.Equal(200, (int)first.StatusCode);
+
+            using var second = await uploads.GetAsync($"/uploads/{receipt.Id}", cancel);
+            var problem = await second.Content.ReadFromJsonAsync<Http.ProblemDocument>(cancel);
+            Assert.True((int)second.StatusCode == 503 && second.Headers.RetryAfter?.Delta == TimeSpan.FromSeconds(2), $"{(int)second.StatusCode}: {problem?.Detail}");
+            Assert.Equal("Out of memory", problem?.Title);
+            Assert.StartsWith("Refused: the file read whole would hold 40 MiB, beside the 40 MiB this replica's requests hold of the 64 MiB they may.", problem?.Detail, StringComparison.Ordinal);
+
+            byte[] firstBody;
+            try
+            {
+                firstBody = await first.Content.ReadAsByteArrayAsync(cancel);
+            }
+            catch (HttpRequestException cut)
+            {
+                throw new InvalidOperationException($"the first download was cut; the replica wrote: {system.Uploads.RecentOutput}", cut);
+            }
+
+            Assert.Equal(Convert.ToHexStringLower(SHA256.HashData(file)), Convert.ToHexStringLower(SHA256.HashData(firstBody)));
+            first.Dispose();
+
+            // Given back once the first response is done: the next one is served whole.
+            Assert.True(await Poll.UntilAsync(async () => (await Http.GetAsync(uploads, $"/uploads/{receipt.Id}")).Status == 200, TimeSpan.FromSeconds(10), TimeSpan.FromMilliseconds(200)),
+                "the budget was not given back after the first download");
+        }
+        finally
+        {
+            await ServedFlags.SetAsync(system, new Dictionary<string, string> { [Pitfalls.UploadsDownload] = PerfMode.Optimized });
+        }
+
+        Assert.False(system.Uploads.HasExited);
+    }
+
+    [Fact]
+    public async Task The_Gateway_buffering_a_response_the_budget_cannot_hold_beside_another_refuses_it_503_before_it_begins()
+    {
+        var cancel = TestContext.Current.CancellationToken;
+        var system = _system!;
+        using var gateway = new HttpClient { BaseAddress = system.Gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
+        // 20 MiB, which the naive Gateway captures in a buffer grown as MemoryStream grows one, to 32 MiB (holding the old
+        // 16 MiB beside it while it copies): a second capture fits beside it up to 16 MiB, not through its growth to 32.
+        var file = EveryRung.RandomFile(20 * 1024 * 1024);
+        var (receipt, _) = await EveryRung.UploadAsync(gateway, "/api/uploads", file, PerfMode.Optimized);
+        await ServedFlags.SetAsync(system, new Dictionary<string, string> { [Pitfalls.GatewayBuffering] = PerfMode.Naive });
+        try
+        {
+            using var first = await gateway.GetAsync($"/api/uploads/{receipt.Id}", HttpCompletionOption.ResponseHeadersRead, cancel);
+            Assert.Equal(200, (int)first.StatusCode);
+
+            using var second = await gateway.GetAsync($"/api/uploads/{receipt.Id}", cancel);
+            var problem = await second.Content.ReadFromJsonAsync<Http.ProblemDocument>(cancel);
+            Assert.True((int)second.StatusCode == 503 && second.Headers.RetryAfter?.Delta == TimeSpan.FromSeconds(2), $"{(int)second.StatusCode}: {problem?.Detail}");
+            Assert.StartsWith("Refused: the response captured whole would hold", problem?.Detail, StringComparison.Ordinal);
+
+            Assert.Equal(Convert.ToHexStringLower(SHA256.HashData(file)), Convert.ToHexStringLower(SHA256.HashData(await first.Content.ReadAsByteArrayAsync(cancel))));
+            first.Dispose();
+            Assert.True(await Poll.UntilAsync(async () => (await Http.GetAsync(gateway, $"/api/uploads/{receipt.Id}")).Status == 200, TimeSpan.FromSeconds(10), TimeSpan.FromMilliseconds(200)),
+                "the Gateway's budget was not given back after the first download");
+        }
+        finally
+        {
+            await ServedFlags.SetAsync(system, new Dictionary<string, string> { [Pitfalls.GatewayBuffering] = PerfMode.Optimized });
+        }
+
+        Assert.False(system.Gateway.HasExited);
     }
 }
