@@ -161,7 +161,8 @@ public sealed partial class ContainerModeTests(ContainerModeFixture system) : IC
     {
         SkipWithoutEngine();
         // The limits a deployment would declare (AppHost appsettings.json, Containers:Limits), as the engine was given them,
-        // and as each replica sees them: its cgroup's limit, and the GC heap's, 75% of it (docs/memory.md).
+        // and as each replica sees them: its cgroup's limit, and the GC heap's, 60% of it (Containers:Environment's
+        // DOTNET_GCHeapHardLimitPercent, 0x3C, in place of the runtime's 75%: docs/memory.md).
         var limits = MemoryLimitsMiB();
         foreach (var service in new[] { SystemContract.Catalog, SystemContract.Frontend, SystemContract.Uploads, SystemContract.Gateway })
         {
@@ -172,13 +173,13 @@ public sealed partial class ContainerModeTests(ContainerModeFixture system) : IC
                 Assert.Equal($"{limit} {limit} on-failure", host);
                 using var client = system.Replica(replica);
                 var counters = await client.GetFromJsonAsync<RuntimeCounters>(SystemContract.RuntimePath, Cancel);
-                Assert.Equal((limit, limit / 4 * 3), (counters!.MemoryLimitBytes, counters.GcHeapLimitBytes));
+                Assert.Equal((limit, limit * 60 / 100), (counters!.MemoryLimitBytes, counters.GcHeapLimitBytes));
             }
         }
 
         // Uploads.Download's naive rung reads a file whole into one array: 300 MiB, past any heap the limit allows. The
-        // runtime refuses the array (OutOfMemoryException), and the replica answers 503 with Retry-After, not a 500, and
-        // is not killed: the kernel kills only for memory the GC did not refuse.
+        // replica's memory budget refuses it before it is read (InsufficientMemoryException, docs/memory.md), and the
+        // replica answers 503 with Retry-After, not a 500, and is not killed.
         var uploads = ContainerModeFixture.ReplicasOf(SystemContract.Uploads);
         var restartsBefore = uploads.Select(Restarts).ToList();
         string id;
@@ -197,7 +198,8 @@ public sealed partial class ContainerModeTests(ContainerModeFixture system) : IC
             {
                 using var refused = await system.Gateway.GetAsync($"/api/uploads/{id}", HttpCompletionOption.ResponseHeadersRead, Cancel);
                 var problem = await refused.Content.ReadFromJsonAsync<Http.ProblemDocument>(Cancel);
-                Assert.True((int)refused.StatusCode == 503 && problem?.Title == "Out of memory", $"{(int)refused.StatusCode} {problem?.Title}: {problem?.Detail}");
+                Assert.True((int)refused.StatusCode == 503 && problem?.Title == "Out of memory" && problem.Detail?.StartsWith("Refused: the file read whole would hold 300 MiB", StringComparison.Ordinal) == true,
+                    $"{(int)refused.StatusCode} {problem?.Title}: {problem?.Detail}");
                 Assert.Equal(TimeSpan.FromSeconds(2), refused.Headers.RetryAfter?.Delta);
             }
         }

@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Globalization;
+using System.Net.Http.Json;
 using System.Text;
 using Aspire.Hosting;
 using Aspire.Hosting.ApplicationModel;
@@ -50,6 +51,7 @@ public sealed class MemoryLimitMeasurement
         var phases = flags.Select(f => (Name: f.Flag, Flags: new[] { f })).Append((Name: "all four at once", Flags: flags))
             .Where(p => only is null || only.Contains(p.Name, StringComparer.OrdinalIgnoreCase)).ToList();
         var lastWords = new StringBuilder();
+        var refusalsSaid = new StringBuilder();
         var report = new StringBuilder();
         report.AppendLine(CultureInfo.InvariantCulture, $"# Memory limits under naive load\n\nContainer mode, default limits, LoadGen's default load; each phase {seconds} s, 4 clients on the naive route(s), 1 beside on GET {Beside}.\n");
         report.AppendLine("| naive | 200 | 503 with Retry-After | otherwise | beside: ok of sent | containers that died |");
@@ -70,7 +72,8 @@ public sealed class MemoryLimitMeasurement
             var beside = new ConcurrentBag<string>();
             var clock = Stopwatch.StartNew();
             var duration = TimeSpan.FromSeconds(seconds);
-            var clients = Enumerable.Range(0, 4).Select(i => LoopAsync(system.Gateway, set[i % set.Length].Route, naive, clock, duration))
+            var refusals = new ConcurrentBag<string>();
+            var clients = Enumerable.Range(0, 4).Select(i => LoopAsync(system.Gateway, set[i % set.Length].Route, naive, clock, duration, refusals))
                 .Append(LoopAsync(system.Gateway, Beside, beside, clock, duration));
             await Task.WhenAll(clients);
             await sampling.CancelAsync();
@@ -83,6 +86,7 @@ public sealed class MemoryLimitMeasurement
             report.AppendLine(CultureInfo.InvariantCulture,
                 $"| {name} | {naive.Count(o => o == "200")} | {naive.Count(o => o == "503 Retry-After")} | {(otherwise.Count == 0 ? "none" : string.Join(", ", otherwise))} | {besideOk} of {beside.Count} | {(died.Count == 0 ? "none" : string.Join("; ", died))} |");
             failures.AddRange(died.Select(d => $"{name}: {d} died"));
+            refusalsSaid.AppendLine(CultureInfo.InvariantCulture, $"- {name}: {(refusals.IsEmpty ? "none" : string.Join("; ", refusals.GroupBy(r => r).Select(g => $"{g.Count()} × \"{g.Key}\"")))}");
             // What each that died last wrote: the engine keeps a container's output across its restarts, so the lines
             // before a restart's first say how the runtime ended (an unhandled exception's type and stack, or nothing
             // before a kernel kill).
@@ -126,6 +130,7 @@ public sealed class MemoryLimitMeasurement
             report.AppendLine($"| {phase} | {string.Join(" | ", ContainerModeFixture.Containers.Select(c => peaks.TryGetValue(c, out var m) ? $"{m.Usage >> 20} / {m.Rss >> 20} / {m.Cache >> 20} / {m.Shmem >> 20}" : "–"))} |");
         }
 
+        report.AppendLine(CultureInfo.InvariantCulture, $"\nWhat the 503s said (their problem detail, to its first colon: \"Refused\" is the memory budget's, before the heap filled):\n\n{refusalsSaid}");
         if (lastWords.Length > 0)
         {
             report.AppendLine(CultureInfo.InvariantCulture, $"\n## What the containers that died last wrote\n{lastWords}");
@@ -144,7 +149,7 @@ public sealed class MemoryLimitMeasurement
 
     // One client: the route, one request after another, until the phase ends; each outcome as "200",
     // "503 Retry-After", or what else it was.
-    private static Task LoopAsync(HttpClient gateway, string route, ConcurrentBag<string> outcomes, Stopwatch clock, TimeSpan duration) => Task.Run(async () =>
+    private static Task LoopAsync(HttpClient gateway, string route, ConcurrentBag<string> outcomes, Stopwatch clock, TimeSpan duration, ConcurrentBag<string>? refusals = null) => Task.Run(async () =>
     {
         var buffer = new byte[64 * 1024];
         while (clock.Elapsed < duration)
@@ -154,12 +159,21 @@ public sealed class MemoryLimitMeasurement
                 using var timeout = CancellationTokenSource.CreateLinkedTokenSource(Cancel);
                 timeout.CancelAfter(TimeSpan.FromSeconds(60));
                 using var response = await gateway.GetAsync(route, HttpCompletionOption.ResponseHeadersRead, timeout.Token);
-                await using var body = await response.Content.ReadAsStreamAsync(timeout.Token);
-                while (await body.ReadAsync(buffer, timeout.Token) > 0)
+                var status = (int)response.StatusCode;
+                if (status == 503)
                 {
+                    // A refusal's problem detail up to its first colon: the budget's ("Refused") or the heap's own.
+                    var problem = await response.Content.ReadFromJsonAsync<Http.ProblemDocument>(timeout.Token);
+                    refusals?.Add(problem?.Detail?.Split(':')[0] ?? "no problem body");
+                }
+                else
+                {
+                    await using var body = await response.Content.ReadAsStreamAsync(timeout.Token);
+                    while (await body.ReadAsync(buffer, timeout.Token) > 0)
+                    {
+                    }
                 }
 
-                var status = (int)response.StatusCode;
                 outcomes.Add(status == 503 && response.Headers.RetryAfter is not null ? "503 Retry-After" : status.ToString(CultureInfo.InvariantCulture));
                 if (status == 503)
                 {

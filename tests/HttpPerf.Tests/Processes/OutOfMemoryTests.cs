@@ -78,83 +78,54 @@ public sealed class OutOfMemoryTests : IAsyncLifetime
     [Fact]
     public async Task A_second_naive_download_the_budget_cannot_hold_beside_the_first_is_refused_503_and_the_first_is_served_whole()
     {
-        var cancel = TestContext.Current.CancellationToken;
-        var system = _system!;
-        using var gateway = new HttpClient { BaseAddress = system.Gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
-        // 40 MiB: one fits in the Uploads replica's 64 MiB budget, two do not.
-        var file = EveryRung.RandomFile(40 * 1024 * 1024);
-        var (receipt, _) = await EveryRung.UploadAsync(gateway, "/api/uploads", file, PerfMode.Optimized);
-        await ServedFlags.SetAsync(system, new Dictionary<string, string> { [Pitfalls.UploadsDownload] = PerfMode.Naive });
-        try
-        {
-            // Straight to the replica: the first response read no further than its headers, so its array stays held
-            // while the body waits on the socket (far less than 40 MiB fits in the buffers between).
-            using var uploads = new HttpClient { BaseAddress = system.Uploads.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
-            using var first = await uploads.GetAsync($"/uploads/{receipt.Id}", HttpCompletionOption.ResponseHeadersRead, cancel);
-            Assert.Equal(200, (int)first.StatusCode);
-
-            using var second = await uploads.GetAsync($"/uploads/{receipt.Id}", cancel);
-            var problem = await second.Content.ReadFromJsonAsync<Http.ProblemDocument>(cancel);
-            Assert.True((int)second.StatusCode == 503 && second.Headers.RetryAfter?.Delta == TimeSpan.FromSeconds(2), $"{(int)second.StatusCode}: {problem?.Detail}");
-            Assert.Equal("Out of memory", problem?.Title);
-            Assert.StartsWith("Refused: the file read whole would hold 40 MiB, beside the 40 MiB this replica's requests hold of the 64 MiB they may.", problem?.Detail, StringComparison.Ordinal);
-
-            byte[] firstBody;
-            try
-            {
-                firstBody = await first.Content.ReadAsByteArrayAsync(cancel);
-            }
-            catch (HttpRequestException cut)
-            {
-                throw new InvalidOperationException($"the first download was cut; the replica wrote: {system.Uploads.RecentOutput}", cut);
-            }
-
-            Assert.Equal(Convert.ToHexStringLower(SHA256.HashData(file)), Convert.ToHexStringLower(SHA256.HashData(firstBody)));
-            first.Dispose();
-
-            // Given back once the first response is done: the next one is served whole.
-            Assert.True(await Poll.UntilAsync(async () => (await Http.GetAsync(uploads, $"/uploads/{receipt.Id}")).Status == 200, TimeSpan.FromSeconds(10), TimeSpan.FromMilliseconds(200)),
-                "the budget was not given back after the first download");
-        }
-        finally
-        {
-            await ServedFlags.SetAsync(system, new Dictionary<string, string> { [Pitfalls.UploadsDownload] = PerfMode.Optimized });
-        }
-
-        Assert.False(system.Uploads.HasExited);
+        // 40 MiB: one fits in the Uploads replica's 64 MiB budget, two do not. Straight to the replica, so that far less
+        // than 40 MiB fits in the buffers between it and the client that does not read.
+        using var uploads = new HttpClient { BaseAddress = _system!.Uploads.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
+        await AssertSecondRefusedAsync(Pitfalls.UploadsDownload, 40, uploads, "/uploads/",
+            "Refused: the file read whole would hold 40 MiB, beside the 40 MiB this replica's requests hold of the 64 MiB they may.");
+        Assert.False(_system.Uploads.HasExited);
     }
 
     [Fact]
     public async Task The_Gateway_buffering_a_response_the_budget_cannot_hold_beside_another_refuses_it_503_before_it_begins()
     {
+        // 20 MiB, which the naive Gateway captures in a buffer grown as MemoryStream grows one, to 32 MiB (holding the old
+        // 16 MiB beside it while it copies): a second capture fits beside it up to 16 MiB, not through its growth to 32.
+        using var gateway = new HttpClient { BaseAddress = _system!.Gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
+        await AssertSecondRefusedAsync(Pitfalls.GatewayBuffering, 20, gateway, "/api/uploads/", "Refused: the response captured whole would hold");
+        Assert.False(_system.Gateway.HasExited);
+    }
+
+    // A file of `mib` MiB stored, `flag` naive: a first download read no further than its headers (so what it holds stays
+    // held while its body waits on the socket), a second refused by the budget with `refusal`, the first whole after, and
+    // the budget given back once it is done (the next one served).
+    private async Task AssertSecondRefusedAsync(string flag, int mib, HttpClient client, string path, string refusal)
+    {
         var cancel = TestContext.Current.CancellationToken;
         var system = _system!;
         using var gateway = new HttpClient { BaseAddress = system.Gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
-        // 20 MiB, which the naive Gateway captures in a buffer grown as MemoryStream grows one, to 32 MiB (holding the old
-        // 16 MiB beside it while it copies): a second capture fits beside it up to 16 MiB, not through its growth to 32.
-        var file = EveryRung.RandomFile(20 * 1024 * 1024);
+        var file = EveryRung.RandomFile(mib * 1024 * 1024);
         var (receipt, _) = await EveryRung.UploadAsync(gateway, "/api/uploads", file, PerfMode.Optimized);
-        await ServedFlags.SetAsync(system, new Dictionary<string, string> { [Pitfalls.GatewayBuffering] = PerfMode.Naive });
+        await ServedFlags.SetAsync(system, new Dictionary<string, string> { [flag] = PerfMode.Naive });
         try
         {
-            using var first = await gateway.GetAsync($"/api/uploads/{receipt.Id}", HttpCompletionOption.ResponseHeadersRead, cancel);
+            using var first = await client.GetAsync(path + receipt.Id, HttpCompletionOption.ResponseHeadersRead, cancel);
             Assert.Equal(200, (int)first.StatusCode);
 
-            using var second = await gateway.GetAsync($"/api/uploads/{receipt.Id}", cancel);
+            using var second = await client.GetAsync(path + receipt.Id, cancel);
             var problem = await second.Content.ReadFromJsonAsync<Http.ProblemDocument>(cancel);
             Assert.True((int)second.StatusCode == 503 && second.Headers.RetryAfter?.Delta == TimeSpan.FromSeconds(2), $"{(int)second.StatusCode}: {problem?.Detail}");
-            Assert.StartsWith("Refused: the response captured whole would hold", problem?.Detail, StringComparison.Ordinal);
+            Assert.Equal("Out of memory", problem?.Title);
+            Assert.StartsWith(refusal, problem?.Detail, StringComparison.Ordinal);
 
             Assert.Equal(Convert.ToHexStringLower(SHA256.HashData(file)), Convert.ToHexStringLower(SHA256.HashData(await first.Content.ReadAsByteArrayAsync(cancel))));
             first.Dispose();
-            Assert.True(await Poll.UntilAsync(async () => (await Http.GetAsync(gateway, $"/api/uploads/{receipt.Id}")).Status == 200, TimeSpan.FromSeconds(10), TimeSpan.FromMilliseconds(200)),
-                "the Gateway's budget was not given back after the first download");
+            Assert.True(await Poll.UntilAsync(async () => (await Http.GetAsync(client, path + receipt.Id)).Status == 200, TimeSpan.FromSeconds(10), TimeSpan.FromMilliseconds(200)),
+                "the budget was not given back after the first download");
         }
         finally
         {
-            await ServedFlags.SetAsync(system, new Dictionary<string, string> { [Pitfalls.GatewayBuffering] = PerfMode.Optimized });
+            await ServedFlags.SetAsync(system, new Dictionary<string, string> { [flag] = PerfMode.Optimized });
         }
-
-        Assert.False(system.Gateway.HasExited);
     }
 }
