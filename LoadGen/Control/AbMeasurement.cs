@@ -192,6 +192,12 @@ public sealed partial class AbMeasurement(HttpClient gateway, DownloadFile downl
             }
         }
 
+        if (pairs.Count == 0)
+        {
+            // Every request it sent was a warm-up, or still in flight when the measurement's limit ended it.
+            return NotMeasured(name, Invariant($"no request past its warm-up finished within the {HardLimit.TotalSeconds:0} s budget"));
+        }
+
         for (var i = 0; i < pairs.Count; i++)
         {
             sides[pairs[i].Mode].Add(pairs[i].Started, pairs[i].Sent, pairs[i].Outcome, firstHalf: i / 2 < (pairs.Count / 2 + 1) / 2);

@@ -20,7 +20,7 @@ namespace HttpPerf.Tests.Containers;
 /// another route beside them. Written to report.md there: what the naive requests got (200, 503 with Retry-After,
 /// anything else), what the request beside them got, and which containers died (ContainerExits' count and last exit).
 /// It then holds the limits to docs/memory.md's promise: no container dies, every refusal is a 503 with Retry-After,
-/// and every request beside them succeeds.
+/// and every request beside them succeeds; and the A/B command, run once a phase beside the naive load, answers.
 /// </summary>
 [Collection(Lanes.Orchestrated)]
 [Trait(Kind.Name, Kind.Containers)]
@@ -37,6 +37,10 @@ public sealed class MemoryLimitMeasurement
         var start = await system.Commands.ExecuteCommandAsync(SystemContract.LoadGen, KnownResourceCommands.StartCommand, Cancel);
         Assert.True(start.Success, start.Message);
         var download = await LoadGen.Load.SyntheticFileContent.StoreAsync(system.Gateway, 64L << 20, Cancel);
+        // LoadGen's control endpoint answers (its /status link is live) before the first A/B is asked of it.
+        Assert.True(await Poll.UntilAsync(() => system.App.ResourceNotifications.TryGetCurrentState(SystemContract.LoadGen, out var state)
+            && state.Snapshot.Urls.Any(u => u.Url.EndsWith(SystemContract.StatusPath, StringComparison.Ordinal) && !u.IsInactive
+                && u.DisplayProperties.DisplayName.StartsWith("LoadGen: ", StringComparison.Ordinal)), TimeSpan.FromSeconds(60)), "LoadGen's /status link never went live");
 
         // Each flag, the replica whose menu flips it (the flags are shared through Redis), and the route it fails on.
         (string Flag, string Resource, string Route)[] flags =
@@ -52,6 +56,7 @@ public sealed class MemoryLimitMeasurement
             .Where(p => only is null || only.Contains(p.Name, StringComparer.OrdinalIgnoreCase)).ToList();
         var lastWords = new StringBuilder();
         var refusalsSaid = new StringBuilder();
+        var abTables = new StringBuilder();
         var report = new StringBuilder();
         report.AppendLine(CultureInfo.InvariantCulture, $"# Memory limits under naive load\n\nContainer mode, default limits, LoadGen's default load; each phase {seconds} s, 4 clients on the naive route(s), 1 beside on GET {Beside}.\n");
         report.AppendLine("| naive | 200 | 503 with Retry-After | otherwise | beside: ok of sent | containers that died |");
@@ -75,7 +80,17 @@ public sealed class MemoryLimitMeasurement
             var refusals = new ConcurrentBag<string>();
             var clients = Enumerable.Range(0, 4).Select(i => LoopAsync(system.Gateway, set[i % set.Length].Route, naive, clock, duration, refusals))
                 .Append(LoopAsync(system.Gateway, Beside, beside, clock, duration));
+            // The A/B command, once a phase, beside the naive load: it must answer, a row per route, each missing ratio
+            // with its reason (LoadGen/Control/AbMeasurement.cs).
+            var ab = system.Commands.ExecuteCommandAsync(SystemContract.LoadGen, "measure-ab", Cancel);
             await Task.WhenAll(clients);
+            var measured = await ab;
+            abTables.AppendLine(CultureInfo.InvariantCulture, $"\n### {name}\n\n{(measured.Success ? measured.Data?.Value : $"failed: {measured.Message}")}");
+            if (!measured.Success)
+            {
+                failures.Add($"{name}: the A/B command failed: {measured.Message}");
+            }
+
             await sampling.CancelAsync();
             memory.Add((name, await sampler));
             var died = Exits(system).Where(e => e.Value.Count > exitsBefore.GetValueOrDefault(e.Key).Count)
@@ -131,6 +146,7 @@ public sealed class MemoryLimitMeasurement
         }
 
         report.AppendLine(CultureInfo.InvariantCulture, $"\nWhat the 503s said (their problem detail, to its first colon: \"Refused\" is the memory budget's, before the heap filled):\n\n{refusalsSaid}");
+        report.AppendLine(CultureInfo.InvariantCulture, $"\n## The A/B command, once a phase\n{abTables}");
         if (lastWords.Length > 0)
         {
             report.AppendLine(CultureInfo.InvariantCulture, $"\n## What the containers that died last wrote\n{lastWords}");
