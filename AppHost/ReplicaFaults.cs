@@ -100,7 +100,7 @@ internal static class ReplicaFaults
 
     private static Fault? Pause(ExecuteCommandContext context, ContainerEngine engine) =>
         Property(context, "container.id") is { } id
-            ? new Fault($"{engine.Program} pause", () => engine.RunAsync(["pause", id], CancellationToken.None), () => engine.RunAsync(["unpause", id], CancellationToken.None))
+            ? new Fault($"{engine.Program} pause", () => engine.PauseAsync(id, CancellationToken.None), () => engine.RunAsync(["unpause", id], CancellationToken.None))
             : null;
 
     private static Fault? Throttle(ExecuteCommandContext context, ContainerEngine engine) =>

@@ -76,7 +76,7 @@ public sealed partial class ContainerModeTests
     {
         SkipWithoutEngine();
         var id = system.ContainerIds["catalog-1"];
-        var (load, at) = await FaultAsync("pause catalog-1 for 20 s", () => system.Engine.Run("pause", id), () => system.Engine.Run("unpause", id));
+        var (load, at) = await FaultAsync("pause catalog-1 for 20 s", () => system.Engine.PauseAsync(id, CancellationToken.None).GetAwaiter().GetResult(), () => system.Engine.Run("unpause", id));
         await AssertTakesTrafficAsync("catalog-1", "/api/catalog/products");
 
         // The product list, with Frontend.Replicas optimized (every flag's default): its Catalog call hedged to catalog-2

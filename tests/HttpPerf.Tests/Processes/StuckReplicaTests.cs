@@ -32,6 +32,9 @@ public sealed class StuckReplicaTests
         Assert.Contains($"{Pitfalls.FrontendReplicas}={PerfMode.Optimized}", expected.Variants);
         Assert.Contains($"{Pitfalls.FrontendReplicas}={PerfMode.Naive}", naiveBody.Variants);
 
+        // Measured from here to the end not beside the other lane's saturating phase (Lanes.TakeTurnAsync).
+        using var turn = await Lanes.TakeTurnAsync(Cancel);
+
         // Warm: product lists and the Gateway's catalog route, in turn.
         await new SteadyLoad().RunAsync(optimized, BothRoutes, perSecond: 4, TimeSpan.FromSeconds(4), Cancel);
         // Healthy: each route's p99, which the frozen run is held to, and the Catalog requests per request (one either
