@@ -22,7 +22,8 @@ public static class FrontendServiceExtensions
 
         var refit = new RefitSettings(new SystemTextJsonContentSerializer(new JsonSerializerOptions(FrontendJsonContext.Default.Options)))
         {
-            // A failed Catalog call surfaces as HttpRequestException, which every service maps to a 502 problem.
+            // A failed Catalog call surfaces as HttpRequestException, which every service maps to a 502 problem, or to a 503
+            // with Retry-After where the Catalog refused for now (its own 503: ServiceDefaults' DependencyUnavailableHandler).
             ExceptionFactory = response => ValueTask.FromResult<Exception?>(response.IsSuccessStatusCode
                 ? null
                 : new HttpRequestException($"Catalog answered {(int)response.StatusCode}.", null, response.StatusCode)),

@@ -34,6 +34,7 @@ public static class ServiceDefaultsExtensions
         builder.AddPerfFlags();
         builder.Services.AddProblemDetails();
         builder.Services.AddExceptionHandler<OutOfMemoryHandler>();
+        builder.Services.AddExceptionHandler<DependencyUnavailableHandler>();
         builder.Services.AddOpenApi();
         builder.Services.AddOptions<HttpClientOptions>().BindConfiguration(HttpClientOptions.Section)
             .Validate(
@@ -156,7 +157,7 @@ public static class ServiceDefaultsExtensions
 
     /// <summary>
     /// The middleware every service runs, then the health endpoints: problem responses for exceptions
-    /// (a failed downstream call is a 502), and the per-request pitfall variants.
+    /// (a failed downstream call is a 502, one refused for now a 503 with Retry-After), and the per-request pitfall variants.
     /// </summary>
     public static WebApplication UseServiceDefaults(this WebApplication app)
     {

@@ -35,40 +35,50 @@ internal sealed class ReplicaRouting(ReplicaSet replicas, HedgeDelay<ReplicaOpti
         var replica = await replicas.ChooseAsync(call.ServiceUri, call.Tried, cancellationToken);
         request.RequestUri = replica.Route(call.ServiceUri);
         var started = replica.Begin();
+        HttpResponseMessage response;
         try
         {
-            var response = await base.SendAsync(request, cancellationToken);
-            var took = replica.End(started);
-            if ((int)response.StatusCode >= 500)
-            {
-                replica.Strike("answered " + (int)response.StatusCode);
-            }
-            else
-            {
-                replica.Answered();
-                delay.Add(call.ServiceUri.AbsolutePath, took);
-            }
-
-            return response;
+            response = await base.SendAsync(request, cancellationToken);
         }
-        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        catch (Exception failure)
         {
-            // Cancelled by the hedging strategy (another attempt answered first) or the attempt timeout; a caller that
-            // left cancels every attempt, and that says nothing about the replica.
+            // Whatever ended it, the attempt is no longer in flight: a replica's oldest attempt still waiting is its
+            // latency (ReplicaSet.Replica.Cost), so one never ended would keep it out of the choice for good.
             var took = replica.End(started);
-            if (!CatalogAttempts.CallerLeft(request))
+            switch (failure)
             {
-                replica.Strike($"no answer in {took.TotalMilliseconds:F0} ms");
+                // Cancelled by the hedging strategy (another attempt answered first) or the attempt timeout; a caller
+                // that left cancels every attempt, and that says nothing about the replica.
+                case OperationCanceledException when cancellationToken.IsCancellationRequested:
+                    if (!CatalogAttempts.CallerLeft(request))
+                    {
+                        replica.Strike($"no answer in {took.TotalMilliseconds:F0} ms");
+                    }
+
+                    break;
+                case HttpRequestException http:
+                    replica.Strike(http.HttpRequestError.ToString());
+                    break;
+                default:
+                    replica.Strike(failure.GetType().Name);
+                    break;
             }
 
             throw;
         }
-        catch (HttpRequestException failure)
+
+        var answeredIn = replica.End(started);
+        if ((int)response.StatusCode >= 500)
         {
-            replica.End(started);
-            replica.Strike(failure.HttpRequestError.ToString());
-            throw;
+            replica.Strike("answered " + (int)response.StatusCode);
         }
+        else
+        {
+            replica.Answered();
+            delay.Add(call.ServiceUri.AbsolutePath, answeredIn);
+        }
+
+        return response;
     }
 
     /// <summary>One call's attempts: the service's address, and the replicas tried so far.</summary>

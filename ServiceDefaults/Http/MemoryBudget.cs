@@ -5,7 +5,7 @@ namespace HttpPerf.ServiceDefaults.Http;
 
 /// <summary>
 /// What this replica's requests may hold whole at once: a share of the GC heap's hard limit
-/// (<see cref="Options.ShareOfHeap"/>, half by default: 96 MiB of a 256 MiB container's 192). A rung that is about to
+/// (<see cref="Options.ShareOfHeap"/>, half by default: 77 MiB of a 256 MiB container's 154). A rung that is about to
 /// hold a body whole asks for it first, all at once or as the body grows; past the budget it is refused with an
 /// <see cref="InsufficientMemoryException"/>, which <see cref="OutOfMemoryHandler"/> answers 503 with Retry-After, and
 /// what it held is given back. Without it, a few such requests at once take the heap to its limit, and there any
@@ -60,8 +60,8 @@ public sealed class MemoryBudget(IOptions<MemoryBudget.Options> options)
     {
         /// <summary>
         /// The share of the GC heap's hard limit that requests holding whole bodies may take together. Half: one naive
-        /// catalog (about 55 MB of products at the default size) or one 64 MiB file fits in a 256 MiB container, two do
-        /// not, as the memory table measured them fail (docs/memory.md).
+        /// catalog (about 55 MB of products at the default size) fits in a 256 MiB container, two do not, as the memory
+        /// table measured them fail (docs/memory.md).
         /// </summary>
         public double ShareOfHeap { get; set; } = 0.5;
     }

@@ -198,7 +198,7 @@ public sealed partial class ContainerModeTests(ContainerModeFixture system) : IC
             {
                 using var refused = await system.Gateway.GetAsync($"/api/uploads/{id}", HttpCompletionOption.ResponseHeadersRead, Cancel);
                 var problem = await refused.Content.ReadFromJsonAsync<Http.ProblemDocument>(Cancel);
-                Assert.True((int)refused.StatusCode == 503 && problem?.Title == "Out of memory" && problem.Detail?.StartsWith("Refused: the file read whole would hold 300 MiB", StringComparison.Ordinal) == true,
+                Assert.True((int)refused.StatusCode == 503 && problem?.Title == "Out of memory" && problem.Detail?.StartsWith("Refused: the file read whole and copied into Kestrel's output buffers would hold 600 MiB", StringComparison.Ordinal) == true,
                     $"{(int)refused.StatusCode} {problem?.Title}: {problem?.Detail}");
                 Assert.Equal(TimeSpan.FromSeconds(2), refused.Headers.RetryAfter?.Delta);
             }

@@ -57,6 +57,7 @@ public sealed class MemoryLimitMeasurement
         var lastWords = new StringBuilder();
         var refusalsSaid = new StringBuilder();
         var abTables = new StringBuilder();
+        var warnings = new StringBuilder();
         var report = new StringBuilder();
         report.AppendLine(CultureInfo.InvariantCulture, $"# Memory limits under naive load\n\nContainer mode, default limits, LoadGen's default load; each phase {seconds} s, 4 clients on the naive route(s), 1 beside on GET {Beside}.\n");
         report.AppendLine("| naive | 200 | 503 with Retry-After | otherwise | beside: ok of sent | containers that died |");
@@ -71,6 +72,7 @@ public sealed class MemoryLimitMeasurement
             }
 
             var exitsBefore = Exits(system);
+            var phaseStart = DateTime.UtcNow;
             using var sampling = CancellationTokenSource.CreateLinkedTokenSource(Cancel);
             var sampler = SampleAsync(system, sampling.Token);
             var naive = new ConcurrentBag<string>();
@@ -123,6 +125,7 @@ public sealed class MemoryLimitMeasurement
             }
 
             failures.AddRange(otherwise.Select(o => $"{name}: naive {o}"));
+            warnings.AppendLine(CultureInfo.InvariantCulture, $"\n### {name}\n\n{await WarningsSinceAsync(system, phaseStart)}");
             if (besideOk != beside.Count)
             {
                 failures.Add($"{name}: beside, {beside.Count - besideOk} of {beside.Count} failed: {string.Join(", ", beside.Where(o => o != "200").Distinct())}");
@@ -147,6 +150,7 @@ public sealed class MemoryLimitMeasurement
 
         report.AppendLine(CultureInfo.InvariantCulture, $"\nWhat the 503s said (their problem detail, to its first colon: \"Refused\" is the memory budget's, before the heap filled):\n\n{refusalsSaid}");
         report.AppendLine(CultureInfo.InvariantCulture, $"\n## The A/B command, once a phase\n{abTables}");
+        report.AppendLine(CultureInfo.InvariantCulture, $"\n## What the containers logged as warnings and errors, by phase\n{warnings}");
         if (lastWords.Length > 0)
         {
             report.AppendLine(CultureInfo.InvariantCulture, $"\n## What the containers that died last wrote\n{lastWords}");
@@ -164,10 +168,11 @@ public sealed class MemoryLimitMeasurement
     }
 
     // One client: the route, one request after another, until the phase ends; each outcome as "200",
-    // "503 Retry-After", or what else it was.
+    // "503 Retry-After", or what else it was and on which route (a problem's title with it).
     private static Task LoopAsync(HttpClient gateway, string route, ConcurrentBag<string> outcomes, Stopwatch clock, TimeSpan duration, ConcurrentBag<string>? refusals = null) => Task.Run(async () =>
     {
         var buffer = new byte[64 * 1024];
+        var on = $"on {(route.StartsWith("/api/uploads/", StringComparison.Ordinal) ? "/api/uploads/{id}" : route)}";
         while (clock.Elapsed < duration)
         {
             try
@@ -176,13 +181,15 @@ public sealed class MemoryLimitMeasurement
                 timeout.CancelAfter(TimeSpan.FromSeconds(60));
                 using var response = await gateway.GetAsync(route, HttpCompletionOption.ResponseHeadersRead, timeout.Token);
                 var status = (int)response.StatusCode;
+                var problem = response.Content.Headers.ContentType?.MediaType == "application/problem+json"
+                    ? await response.Content.ReadFromJsonAsync<Http.ProblemDocument>(timeout.Token)
+                    : null;
                 if (status == 503)
                 {
                     // A refusal's problem detail up to its first colon: the budget's ("Refused") or the heap's own.
-                    var problem = await response.Content.ReadFromJsonAsync<Http.ProblemDocument>(timeout.Token);
                     refusals?.Add(problem?.Detail?.Split(':')[0] ?? "no problem body");
                 }
-                else
+                else if (problem is null)
                 {
                     await using var body = await response.Content.ReadAsStreamAsync(timeout.Token);
                     while (await body.ReadAsync(buffer, timeout.Token) > 0)
@@ -190,7 +197,12 @@ public sealed class MemoryLimitMeasurement
                     }
                 }
 
-                outcomes.Add(status == 503 && response.Headers.RetryAfter is not null ? "503 Retry-After" : status.ToString(CultureInfo.InvariantCulture));
+                outcomes.Add((status, response.Headers.RetryAfter) switch
+                {
+                    (200, _) => "200",
+                    (503, not null) => "503 Retry-After",
+                    _ => $"{status}{(problem?.Title is { } title ? $" ({title})" : "")} {on}",
+                });
                 if (status == 503)
                 {
                     await Task.Delay(TimeSpan.FromSeconds(1), Cancel);
@@ -198,11 +210,32 @@ public sealed class MemoryLimitMeasurement
             }
             catch (Exception exception) when (exception is HttpRequestException or IOException or OperationCanceledException && !Cancel.IsCancellationRequested)
             {
-                outcomes.Add(exception is OperationCanceledException ? "no answer in 60 s" : $"{exception.GetType().Name} ({exception.Message.Split('.')[0]})");
+                outcomes.Add(exception is OperationCanceledException ? $"no answer in 60 s {on}" : $"{exception.GetType().Name} ({exception.Message.Split('.')[0]}) {on}");
                 await Task.Delay(TimeSpan.FromSeconds(1), Cancel);
             }
         }
     });
+
+    // Each container's warnings and errors since `since` (the console logger's "warn:"/"fail:" line, then its message's
+    // first line), digits as N, counted: what a cut relay or a failed call said.
+    private static async Task<string> WarningsSinceAsync(ContainerModeFixture system, DateTime since)
+    {
+        var said = new StringBuilder();
+        foreach (var container in ContainerModeFixture.Containers)
+        {
+            var logs = await system.Engine.TryRunAsync(["logs", "--since", since.ToString("yyyy-MM-ddTHH:mm:ssZ", CultureInfo.InvariantCulture), system.ContainerIds[container]], CancellationToken.None);
+            var lines = (logs.Output + "\n" + logs.Error).Split('\n');
+            var messages = lines.Select((line, i) => (line, i)).Where(l => l.line.StartsWith("warn:", StringComparison.Ordinal) || l.line.StartsWith("fail:", StringComparison.Ordinal))
+                .Select(l => $"{l.line[..4]} {System.Text.RegularExpressions.Regex.Replace(lines.ElementAtOrDefault(l.i + 1)?.Trim() ?? "", "[0-9]+", "N")}")
+                .GroupBy(m => m).OrderByDescending(g => g.Count()).Take(6).Select(g => $"  - {g.Count()} × {(g.Key.Length > 220 ? g.Key[..220] + "…" : g.Key)}").ToList();
+            if (messages.Count > 0)
+            {
+                said.AppendLine(CultureInfo.InvariantCulture, $"- {container}:\n{string.Join('\n', messages)}");
+            }
+        }
+
+        return said.Length == 0 ? "none" : said.ToString();
+    }
 
     // Until cancelled, each container's memory cgroup every 250 ms: its reading at the highest count against the limit.
     private static Task<Dictionary<string, (long Usage, long Rss, long Cache, long Shmem)>> SampleAsync(ContainerModeFixture system, CancellationToken stop) => Task.Run(async () =>

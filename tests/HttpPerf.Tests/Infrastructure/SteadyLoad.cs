@@ -27,12 +27,17 @@ public sealed class SteadyLoad
         }
     }
 
-    /// <summary>Sends <paramref name="perSecond"/> requests a second, round the <paramref name="paths"/>, for <paramref name="duration"/>; returns when every one has ended.</summary>
+    private long _stopAt = long.MaxValue;
+
+    /// <summary>Sends no request from <paramref name="at"/> on (on this load's clock), however long its run was given.</summary>
+    public void StopAt(TimeSpan at) => Volatile.Write(ref _stopAt, at.Ticks);
+
+    /// <summary>Sends <paramref name="perSecond"/> requests a second, round the <paramref name="paths"/>, for <paramref name="duration"/> (or until <see cref="StopAt"/>); returns when every one has ended.</summary>
     public async Task RunAsync(HttpClient gateway, IReadOnlyList<string> paths, int perSecond, TimeSpan duration, CancellationToken cancellationToken)
     {
         var running = new List<Task>();
         var interval = TimeSpan.FromSeconds(1.0 / perSecond);
-        for (var i = 0; _clock.Elapsed < duration; i++)
+        for (var i = 0; _clock.Elapsed < duration && _clock.Elapsed.Ticks < Volatile.Read(ref _stopAt); i++)
         {
             running.Add(SendAsync(gateway, paths[i % paths.Count], cancellationToken));
             var due = interval * (i + 1) - _clock.Elapsed;

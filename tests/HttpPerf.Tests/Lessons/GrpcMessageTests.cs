@@ -76,6 +76,7 @@ public sealed class GrpcMessageTests
         Assert.True(await handler.TryHandleAsync(context, new RpcException(new Status(status, "the detail")), TestContext.Current.CancellationToken));
 
         Assert.Equal(expected, context.Response.StatusCode);
+        Assert.Equal(expected == 503 ? "2" : "", context.Response.Headers.RetryAfter.ToString());
         Assert.Equal("application/problem+json", context.Response.ContentType);
         using var problem = JsonDocument.Parse(body.ToArray());
         Assert.Equal(title, problem.RootElement.GetProperty("title").GetString());

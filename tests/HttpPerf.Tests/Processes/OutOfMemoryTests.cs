@@ -8,13 +8,15 @@ using Bench.LocalSystem;
 namespace HttpPerf.Tests.Processes;
 
 /// <summary>
-/// A request that meets the GC heap's limit, as a service under a pod's memory limit does (docs/memory.md): every
-/// service's heap held to 128 MiB (<c>DOTNET_GCHeapHardLimit</c>, the setting a container's limit sets to 75% of
-/// itself), and a naive download of a 144 MiB file, which reads it whole into one array. The answer is a 503 with
-/// <c>Retry-After</c> and a problem body, never a 500 or a hang; the Uploads log says once which route and rung ran
-/// out; and the replica goes on serving, the same file whole by the optimized rung. Processes, not containers: the
-/// heap's limit is the runtime's, whoever sets it, and no engine is needed to show it. Below the heap's limit, each
-/// replica's MemoryBudget (half of it, 64 MiB here) refuses a second body held whole while the first holds it.
+/// A request that would take the GC heap to its limit, as a service under a pod's memory limit does (docs/memory.md):
+/// every service's heap held to 128 MiB (<c>DOTNET_GCHeapHardLimit</c>, the setting container mode gives as 60% of the
+/// container's limit), and each replica's MemoryBudget (half of it, 64 MiB here), which a naive rung asks before it
+/// holds a body whole. A naive download of a 144 MiB file (asked twice over: the array, and its copy in Kestrel's
+/// output buffers) is answered 503 with <c>Retry-After</c> and a problem body, never a 500 or a hang; the Uploads log
+/// says once which route and rung ran out; and the replica goes on serving, the same file whole by the optimized rung.
+/// A second body held whole while the first holds it is refused the same way, and the budget is given back. Processes,
+/// not containers: the heap's limit is the runtime's, whoever sets it, and no engine is needed to show it. What the
+/// heap itself refuses (the naive product list asks nothing) is DockerEngineTests' case.
 /// </summary>
 [Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
@@ -40,7 +42,7 @@ public sealed class OutOfMemoryTests : IAsyncLifetime
     }
 
     [Fact]
-    public async Task A_download_that_outgrows_the_heap_limit_answers_503_with_Retry_After_logs_its_route_and_rung_once_and_the_replica_serves_on()
+    public async Task A_download_its_replica_cannot_hold_answers_503_with_Retry_After_logs_its_route_and_rung_once_and_the_replica_serves_on()
     {
         var cancel = TestContext.Current.CancellationToken;
         var system = _system!;
@@ -78,11 +80,12 @@ public sealed class OutOfMemoryTests : IAsyncLifetime
     [Fact]
     public async Task A_second_naive_download_the_budget_cannot_hold_beside_the_first_is_refused_503_and_the_first_is_served_whole()
     {
-        // 40 MiB: one fits in the Uploads replica's 64 MiB budget, two do not. Straight to the replica, so that far less
-        // than 40 MiB fits in the buffers between it and the client that does not read.
+        // 20 MiB, asked twice over (the array, and its copy in Kestrel's output buffers): one fits in the Uploads replica's
+        // 64 MiB budget, two do not. Straight to the replica, so that far less than 20 MiB fits in the buffers between it
+        // and the client that does not read.
         using var uploads = new HttpClient { BaseAddress = _system!.Uploads.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
-        await AssertSecondRefusedAsync(Pitfalls.UploadsDownload, 40, uploads, "/uploads/",
-            "Refused: the file read whole would hold 40 MiB, beside the 40 MiB this replica's requests hold of the 64 MiB they may.");
+        await AssertSecondRefusedAsync(Pitfalls.UploadsDownload, 20, uploads, "/uploads/",
+            "Refused: the file read whole and copied into Kestrel's output buffers would hold 40 MiB, beside the 40 MiB this replica's requests hold of the 64 MiB they may.");
         Assert.False(_system.Uploads.HasExited);
     }
 
