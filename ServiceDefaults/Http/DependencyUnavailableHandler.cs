@@ -1,4 +1,3 @@
-using System.Globalization;
 using System.Net;
 using Microsoft.AspNetCore.Diagnostics;
 using Microsoft.AspNetCore.Http;
@@ -27,19 +26,7 @@ public sealed partial class DependencyUnavailableHandler(IProblemDetailsService 
 
         var retryAfter = Math.Max(1, (int)Math.Ceiling(unavailable.RetryAfter.TotalSeconds));
         LogUnavailable(logger, context.Request.Method, context.Request.Path.Value ?? "", unavailable.Why);
-        context.Response.StatusCode = StatusCodes.Status503ServiceUnavailable;
-        context.Response.Headers.RetryAfter = retryAfter.ToString(CultureInfo.InvariantCulture);
-        return await problems.TryWriteAsync(new ProblemDetailsContext
-        {
-            HttpContext = context,
-            Exception = exception,
-            ProblemDetails =
-            {
-                Status = StatusCodes.Status503ServiceUnavailable,
-                Title = "Dependency unavailable",
-                Detail = $"{unavailable.Why} Retry after {retryAfter} s.",
-            },
-        });
+        return await OutOfMemoryHandler.RefuseAsync(problems, context, exception, "Dependency unavailable", $"{unavailable.Why} Retry after {retryAfter} s.", retryAfter);
     }
 
     private static (string Why, TimeSpan RetryAfter)? Unavailable(Exception? exception)
