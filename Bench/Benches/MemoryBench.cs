@@ -333,7 +333,7 @@ public static partial class MemoryBench
     public static string Markdown(Options options, Result result, string command)
     {
         var md = MadeBy.Heading("Memory: each lesson's rungs under a pod's memory limit", command, MachineInfo.Now(options.Configuration), $"containers on {result.Engine}")
-            .AppendLine(Invariant($"Container mode under the AppHost's default limits ({string.Join(", ", result.LimitsMiB.Select(l => Invariant($"{l.Key} {l.Value:0} MiB")))}; the GC heap's limit is 75% of it)."))
+            .AppendLine(Invariant($"Container mode under the AppHost's default limits ({string.Join(", ", result.LimitsMiB.Select(l => Invariant($"{l.Key} {l.Value:0} MiB")))}; the GC heap's limit is 50% of it, the AppHost's `Containers:Environment`)."))
             .AppendLine(Invariant($"Each point: every flag optimized but the lesson's; N clients at once, {options.RequestsPerClient} requests each through the Gateway; uploads and downloads of {options.FileMiB} MiB."))
             .AppendLine("The cgroup peak is the lesson's replicas' high-water mark as the kernel counts it against the limit, page cache included (a file written or read fills it to the limit, and is given back when needed: it kills no one); the working set (which also counts the image's files mapped in, charged to whichever replica read them first) and the GC heap (after its last collection) are sampled from `/runtime` every 100 ms. A rung that fails at one load is not sent a higher one.")
             .AppendLine()

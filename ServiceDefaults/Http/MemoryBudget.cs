@@ -5,7 +5,7 @@ namespace HttpPerf.ServiceDefaults.Http;
 
 /// <summary>
 /// What this replica's requests may hold whole at once: a share of the GC heap's hard limit
-/// (<see cref="Options.ShareOfHeap"/>, half by default: 77 MiB of a 256 MiB container's 154). A rung that is about to
+/// (<see cref="Options.ShareOfHeap"/>, half by default: 64 MiB of a 256 MiB container's 128). A rung that is about to
 /// hold a body whole asks for it first, all at once or as the body grows; past the budget it is refused with an
 /// <see cref="InsufficientMemoryException"/>, which <see cref="OutOfMemoryHandler"/> answers 503 with Retry-After, and
 /// what it held is given back. Without it, a few such requests at once take the heap to its limit, and there any

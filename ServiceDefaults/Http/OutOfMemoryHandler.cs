@@ -9,7 +9,7 @@ using Microsoft.Extensions.Logging;
 namespace HttpPerf.ServiceDefaults.Http;
 
 /// <summary>
-/// A request that ran out of memory (the GC's heap at its limit, 60% of a container's in container mode, docs/memory.md), or
+/// A request that ran out of memory (the GC's heap at its limit, 50% of a container's in container mode, docs/memory.md), or
 /// that its replica's <see cref="MemoryBudget"/> refused before the heap filled, is answered 503 with <c>Retry-After</c> and a problem body, not a 500: the replica is not broken, it was asked for
 /// more than it holds at once, and a retry (here or on another replica: the standard resilience handler retries a
 /// 503) may well succeed. One log line names the route and the rung that served it, the way to find which lesson did

@@ -5,7 +5,7 @@ namespace HttpPerf.ServiceDefaults.Telemetry;
 /// <summary>
 /// This process's memory against the limit it runs under: its cgroup's limit and usage, as the kernel counts them when
 /// it decides to kill (a container's <c>--memory</c>, a pod's <c>resources.limits.memory</c>), and the GC heap's own
-/// limit (75% of the cgroup's by default). Reported as gauges, so the dashboard charts each replica's memory against
+/// limit (75% of the cgroup's by default; container mode sets 50%). Reported as gauges, so the dashboard charts each replica's memory against
 /// its limit (docs/memory.md), and in <c>/runtime</c> for the bench. Where no limit is set (a process on a machine),
 /// the limit reads null and no limit is charted.
 /// </summary>
@@ -27,7 +27,7 @@ public static class MemoryLimit
     /// <summary>The most the cgroup has held since it began (cgroup v1 always; v2 from kernel 5.19).</summary>
     public static long? PeakBytes => Read(V2 ? "memory.peak" : "memory.max_usage_in_bytes");
 
-    /// <summary>The most the GC may commit for its heap: its hard limit, 75% of the cgroup's by default.</summary>
+    /// <summary>The most the GC may commit for its heap: its hard limit, 75% of the cgroup's by default (container mode sets 50%).</summary>
     public static long GcHeapLimitBytes => GC.GetGCMemoryInfo().TotalAvailableMemoryBytes;
 
     /// <summary>

@@ -161,8 +161,8 @@ public sealed partial class ContainerModeTests(ContainerModeFixture system) : IC
     {
         SkipWithoutEngine();
         // The limits a deployment would declare (AppHost appsettings.json, Containers:Limits), as the engine was given them,
-        // and as each replica sees them: its cgroup's limit, and the GC heap's, 60% of it (Containers:Environment's
-        // DOTNET_GCHeapHardLimitPercent, 0x3C, in place of the runtime's 75%: docs/memory.md).
+        // and as each replica sees them: its cgroup's limit, and the GC heap's, 50% of it (Containers:Environment's
+        // DOTNET_GCHeapHardLimitPercent, 0x32, in place of the runtime's 75%: docs/memory.md).
         var limits = MemoryLimitsMiB();
         foreach (var service in new[] { SystemContract.Catalog, SystemContract.Frontend, SystemContract.Uploads, SystemContract.Gateway })
         {
@@ -173,7 +173,7 @@ public sealed partial class ContainerModeTests(ContainerModeFixture system) : IC
                 Assert.Equal($"{limit} {limit} on-failure", host);
                 using var client = system.Replica(replica);
                 var counters = await client.GetFromJsonAsync<RuntimeCounters>(SystemContract.RuntimePath, Cancel);
-                Assert.Equal((limit, limit * 60 / 100), (counters!.MemoryLimitBytes, counters.GcHeapLimitBytes));
+                Assert.Equal((limit, limit * 50 / 100), (counters!.MemoryLimitBytes, counters.GcHeapLimitBytes));
             }
         }
 

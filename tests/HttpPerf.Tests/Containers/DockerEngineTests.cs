@@ -91,7 +91,7 @@ public sealed class DockerEngineTests
 
     /// <summary>
     /// The whole catalog (about 25 MB of JSON), as a user's: four naive product lists at once (Frontend.CatalogClient reads
-    /// the Catalog's answer into one string, then a list of every product) meet Frontend.Api's replicas' heap limit, 75% of
+    /// the Catalog's answer into one string, then a list of every product) meet Frontend.Api's replicas' heap limit, 50% of
     /// their 256 MiB (docs/memory.md: the naive rung fails at 1 in flight). Those refused are 503 with Retry-After and a
     /// problem body; one that is served is whole; none is a 500, hangs or kills a replica; and the optimized product list
     /// is served whole after.

@@ -148,6 +148,7 @@ public sealed class MemoryLimitMeasurement
             report.AppendLine($"| {phase} | {string.Join(" | ", ContainerModeFixture.Containers.Select(c => peaks.TryGetValue(c, out var m) ? $"{m.Usage >> 20} / {m.Rss >> 20} / {m.Cache >> 20} / {m.Shmem >> 20}" : "–"))} |");
         }
 
+        report.AppendLine(CultureInfo.InvariantCulture, $"\nAt rest after the phases (10 s after the last), each .NET container's memory beside its GC heap (MiB): the cgroup's anonymous memory (rss) less the heap after its last collection (the runtime's /runtime), and its shmem (the runtime's double-mapped code):\n\n{await AtRestAsync(system)}");
         report.AppendLine(CultureInfo.InvariantCulture, $"\nWhat the 503s said (their problem detail, to its first colon: \"Refused\" is the memory budget's, before the heap filled):\n\n{refusalsSaid}");
         report.AppendLine(CultureInfo.InvariantCulture, $"\n## The A/B command, once a phase\n{abTables}");
         report.AppendLine(CultureInfo.InvariantCulture, $"\n## What the containers logged as warnings and errors, by phase\n{warnings}");
@@ -235,6 +236,24 @@ public sealed class MemoryLimitMeasurement
         }
 
         return said.Length == 0 ? "none" : said.ToString();
+    }
+
+    private static async Task<string> AtRestAsync(ContainerModeFixture system)
+    {
+        var table = new StringBuilder("| container | counted | rss | GC heap | rss beside the heap | shmem |\n|---|---:|---:|---:|---:|---:|\n");
+        foreach (var container in ContainerModeFixture.Containers.Where(c => c != SystemContract.FlagsConnectionName))
+        {
+            var pid = (await system.Engine.TryRunAsync(["inspect", "--format", "{{.State.Pid}}", system.ContainerIds[container]], CancellationToken.None)).Output.Trim();
+            var cgroup = int.TryParse(pid, CultureInfo.InvariantCulture, out var id) && id > 0 ? Bench.Sampling.MemoryCgroup.Of(id) : null;
+            using var replica = system.Replica(container);
+            var runtime = await replica.GetFromJsonAsync<HttpPerf.ServiceDefaults.Telemetry.RuntimeCounters>(SystemContract.RuntimePath, Cancel);
+            if (Bench.Sampling.MemoryCgroup.Now(cgroup) is { } now && runtime is not null)
+            {
+                table.AppendLine(CultureInfo.InvariantCulture, $"| {container} | {now.Usage >> 20} | {now.Rss >> 20} | {runtime.GcHeapBytes >> 20} | {(now.Rss - runtime.GcHeapBytes) >> 20} | {now.Shmem >> 20} |");
+            }
+        }
+
+        return table.ToString();
     }
 
     // Until cancelled, each container's memory cgroup every 250 ms: its reading at the highest count against the limit.

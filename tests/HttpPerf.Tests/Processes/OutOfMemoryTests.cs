@@ -9,7 +9,7 @@ namespace HttpPerf.Tests.Processes;
 
 /// <summary>
 /// A request that would take the GC heap to its limit, as a service under a pod's memory limit does (docs/memory.md):
-/// every service's heap held to 128 MiB (<c>DOTNET_GCHeapHardLimit</c>, the setting container mode gives as 60% of the
+/// every service's heap held to 128 MiB (<c>DOTNET_GCHeapHardLimit</c>, the setting container mode gives as 50% of the
 /// container's limit), and each replica's MemoryBudget (half of it, 64 MiB here), which a naive rung asks before it
 /// holds a body whole. A naive download of a 144 MiB file (asked twice over: the array, and its copy in Kestrel's
 /// output buffers) is answered 503 with <c>Retry-After</c> and a problem body, never a 500 or a hang; the Uploads log
