@@ -32,7 +32,7 @@ internal sealed class ReplicaRouting(ReplicaSet replicas, HedgeDelay<ReplicaOpti
             }
         }
 
-        var replica = await replicas.ChooseAsync(call.ServiceUri, call.Tried, cancellationToken);
+        var replica = await replicas.ChooseAsync(call.ServiceUri, call.Tried, budget.HasToken, cancellationToken);
         request.RequestUri = replica.Route(call.ServiceUri);
         var started = replica.Begin();
         HttpResponseMessage response;

@@ -31,9 +31,12 @@ internal sealed partial class ReplicaSet(ServiceEndpointResolver resolver, IOpti
     /// <summary>
     /// The replica for a call's next attempt: among those it has not tried, in the choice if any is (else any it has not
     /// tried, else any), the one whose recent latency times its attempts in flight is lowest (<see cref="Replica.Cost"/>),
-    /// ties taken in turn.
+    /// ties taken in turn. A call that could not hedge (<paramref name="canHedge"/> false: the budget is spent) takes no
+    /// replica whose last attempt failed, timed out or lost a race while another has none: a frozen replica's cost decays
+    /// between its strikes, and the call that tried it then, with no hedge to strike it, waited out the attempt timeout
+    /// (13.2 s in CI run 17). It is tried again once the budget has a hedge for it.
     /// </summary>
-    public async ValueTask<Replica> ChooseAsync(Uri serviceUri, List<Replica> tried, CancellationToken cancellationToken)
+    public async ValueTask<Replica> ChooseAsync(Uri serviceUri, List<Replica> tried, bool canHedge, CancellationToken cancellationToken)
     {
         var source = await resolver.GetEndpointsAsync($"{serviceUri.Scheme}://{serviceUri.Authority}", cancellationToken);
         var all = source.Endpoints.Select(e => _known.GetOrAdd(e.EndPoint.ToString()!, _ => new Replica(Address(e.EndPoint, serviceUri.Scheme), this))).ToList();
@@ -49,6 +52,11 @@ internal sealed partial class ReplicaSet(ServiceEndpointResolver resolver, IOpti
         }
 
         var candidates = untried.Where(r => r.InChoice).ToList() is { Count: > 0 } admitted ? admitted : untried.Count > 0 ? untried : all;
+        if (!canHedge && candidates.Where(r => !r.Struck).ToList() is { Count: > 0 } sound)
+        {
+            candidates = sound;
+        }
+
         var now = Stopwatch.GetTimestamp();
         var turn = (int)((uint)Interlocked.Increment(ref _next) % (uint)candidates.Count);
         var chosen = candidates.Skip(turn).Concat(candidates.Take(turn)).MinBy(r => r.Cost(now, Options.LatencyDecay))!;
@@ -130,6 +138,18 @@ internal sealed partial class ReplicaSet(ServiceEndpointResolver resolver, IOpti
         public Uri Address { get; } = address;
 
         public bool InChoice { get; private set; } = true;
+
+        /// <summary>Whether its last attempt failed, timed out or lost a race (strikes not yet cleared by an answer).</summary>
+        public bool Struck
+        {
+            get
+            {
+                lock (_lock)
+                {
+                    return _strikes > 0;
+                }
+            }
+        }
 
         /// <summary>The request's address on this replica: its scheme, host and port, the call's path and query.</summary>
         public Uri Route(Uri serviceUri) => new UriBuilder(serviceUri) { Scheme = Address.Scheme, Host = Address.Host, Port = Address.Port }.Uri;
