@@ -26,7 +26,7 @@ public sealed partial class DependencyUnavailableHandler(IProblemDetailsService 
 
         var retryAfter = Math.Max(1, (int)Math.Ceiling(unavailable.RetryAfter.TotalSeconds));
         LogUnavailable(logger, context.Request.Method, context.Request.Path.Value ?? "", unavailable.Why);
-        return await OutOfMemoryHandler.RefuseAsync(problems, context, exception, "Dependency unavailable", $"{unavailable.Why} Retry after {retryAfter} s.", retryAfter);
+        return await Refusal.WriteAsync(problems, context, exception, "Dependency unavailable", $"{unavailable.Why} Retry after {retryAfter} s.", retryAfter);
     }
 
     private static (string Why, TimeSpan RetryAfter)? Unavailable(Exception? exception)

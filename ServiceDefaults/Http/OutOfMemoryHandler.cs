@@ -33,25 +33,9 @@ internal sealed partial class OutOfMemoryHandler(IProblemDetailsService problems
         LogOutOfMemory(logger, context.Request.Method, route, rung);
 
         // Refused by the replica's MemoryBudget before the heap filled, or an allocation the heap refused.
-        return await RefuseAsync(problems, context, exception, "Out of memory", outOfMemory is InsufficientMemoryException refused
+        return await Refusal.WriteAsync(problems, context, exception, "Out of memory", outOfMemory is InsufficientMemoryException refused
             ? $"{refused.Message} Serving {route} ({rung}). Retry after {RetryAfterSeconds} s."
             : $"This replica ran out of memory serving {route} ({rung}). Retry after {RetryAfterSeconds} s.", RetryAfterSeconds);
-    }
-
-    /// <summary>
-    /// A refusal, as every one of this system's is answered: 503, <c>Retry-After</c> in whole seconds, and a problem
-    /// body with <paramref name="title"/> and <paramref name="detail"/>.
-    /// </summary>
-    internal static ValueTask<bool> RefuseAsync(IProblemDetailsService problems, HttpContext context, Exception exception, string title, string detail, int retryAfterSeconds)
-    {
-        context.Response.StatusCode = StatusCodes.Status503ServiceUnavailable;
-        context.Response.Headers.RetryAfter = retryAfterSeconds.ToString(CultureInfo.InvariantCulture);
-        return problems.TryWriteAsync(new ProblemDetailsContext
-        {
-            HttpContext = context,
-            Exception = exception,
-            ProblemDetails = { Status = StatusCodes.Status503ServiceUnavailable, Title = title, Detail = detail },
-        });
     }
 
     private static OutOfMemoryException? OutOfMemory(Exception? exception)
