@@ -1,4 +1,5 @@
 using HttpPerf.AppHost.Containers;
+using HttpPerf.AppHost.Swarm;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
 using Microsoft.Extensions.DependencyInjection;
@@ -9,7 +10,7 @@ var builder = DistributedApplication.CreateBuilder(ContainerSettings.AsConfigura
 // Run with `-- --containers`: every service from its image (built by the .NET SDK when missing or stale), Catalog,
 // Frontend and Uploads as replicas each in a container of its own, Redis for the flags, on Docker or Podman
 // (Containers/ContainerMode.cs). Published (`aspire publish`, docs/deploy.md): Redis for the flags and replicas of
-// every service; Publishing.cs holds everything only publishing does.
+// every service, as a manifest or as a swarm stack; Publishing.cs holds everything only publishing does.
 var containers = builder.AddContainerMode();
 var replicas = builder.AddReplicas();
 
@@ -93,5 +94,8 @@ builder.AddService<Projects.LoadGen>(SystemContract.LoadGen, containers)
     .PublishAsExplicitStart();
 
 builder.Services.AddHostedService<LoadGenStatus>();
+
+// Published (`aspire publish -o deploy/swarm`): the same system as a Docker swarm stack (AppHost/Swarm, docs/deploy.md).
+builder.AddSwarmStack(containers);
 
 builder.Build().Run();

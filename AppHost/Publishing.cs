@@ -29,6 +29,7 @@ internal static class Publishing
         var count = service.ApplicationBuilder.Configuration.GetValue("Parameters:replicas", 2);
         return service
             .WithReplicas(count)
+            .WithAnnotation(new HttpPerf.AppHost.Swarm.ReplicasParameterAnnotation(replicas.Resource))
             .WithManifestPublishingCallback(context => WriteProjectAsync(context, service.Resource,
                 writer => writer.WriteString("replicas", $"{{{replicas.Resource.Name}.value}}")));
     }

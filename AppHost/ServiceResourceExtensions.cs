@@ -79,6 +79,12 @@ internal static class ServiceResourceExtensions
     public static Service WithDirectEndpoint(this Service service, int? port = null)
     {
         var builder = service.ApplicationBuilder;
+        if (builder.ExecutionContext.IsPublishMode && port is not null)
+        {
+            // Published, the port the deployment publishes it on (the swarm stack's, on every node).
+            return service.Each(project => project.WithEndpoint(SystemContract.HttpEndpoint, endpoint => endpoint.Port = port, createIfNotExists: false), _ => { });
+        }
+
         if (!builder.ExecutionContext.IsRunMode)
         {
             return service;

@@ -1,4 +1,5 @@
 using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.ServiceDefaults.Discovery;
 using HttpPerf.ServiceDefaults.Http;
 using HttpPerf.ServiceDefaults.Selection;
 using HttpPerf.ServiceDefaults.Telemetry;
@@ -29,6 +30,9 @@ public static class ServiceDefaultsExtensions
 
     public static TBuilder AddServiceDefaults<TBuilder>(this TBuilder builder) where TBuilder : IHostApplicationBuilder
     {
+        // Secrets a swarm (or Compose) gives as files, one a setting, named as its variable would be
+        // (/run/secrets/Admin__Key): never in an environment listing. Absent elsewhere.
+        builder.Configuration.AddKeyPerFile(SystemContract.SecretsDirectory, optional: true);
         builder.ConfigureOpenTelemetry();
         builder.AddDefaultHealthChecks();
         builder.AddPerfFlags();
@@ -46,6 +50,8 @@ public static class ServiceDefaultsExtensions
         Http2Listener.AddTo(builder);
 
         builder.Services.AddServiceDiscovery();
+        // After the configuration provider: a name that stands for every replica (a swarm's tasks.catalog) becomes each one's address.
+        ReplicaAddresses.AddTo(builder.Services);
         builder.Services.ConfigureHttpClientDefaults(http =>
         {
             http.UseSocketsHttpHandler((handler, services) => handler.PooledConnectionLifetime = services.GetRequiredService<IOptions<HttpClientOptions>>().Value.PooledConnectionLifetime);

@@ -65,6 +65,9 @@ public static class SystemContract
 
     public const string FlagsConnectionString = "ConnectionStrings__" + FlagsConnectionName;
 
+    /// <summary>Where Docker swarm and Compose mount a service's secrets, one file each, read as configuration (<c>Admin__Key</c>).</summary>
+    public const string SecretsDirectory = "/run/secrets";
+
     /// <summary>The Gateway's key for its admin routes: the AppHost's secret parameter <c>admin-key</c>.</summary>
     public const string AdminKey = AdminSection + "__Key";
 

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Text.Json.Nodes;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
@@ -21,26 +20,10 @@ public sealed class ManifestTests
     public async Task The_published_manifest_keeps_flags_in_Redis_the_admin_key_secret_and_LoadGen_waiting()
     {
         var root = LocalSystem.RepositoryRoot();
-        // Inside the checkout (artifacts/ is ignored by git), where a user would publish it.
-        var output = Path.Combine(root, "artifacts", $"manifest-{Guid.NewGuid():N}");
+        string? output = null;
         try
         {
-            var appHost = LocalSystem.AssemblyPath("AppHost", LocalSystem.CurrentConfiguration);
-            var publish = new ProcessStartInfo("dotnet", ["exec", appHost, "--operation", "publish", "--publisher", "manifest", "--output-path", output])
-            {
-                WorkingDirectory = Path.Combine(root, "AppHost"),
-                RedirectStandardOutput = true,
-                RedirectStandardError = true,
-            };
-            using (var process = Process.Start(publish)!)
-            {
-                using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(2));
-                var log = process.StandardOutput.ReadToEndAsync(timeout.Token);
-                var errors = process.StandardError.ReadToEndAsync(timeout.Token);
-                await process.WaitForExitAsync(timeout.Token);
-                Assert.True(process.ExitCode == 0, $"publish exited {process.ExitCode}: {await log} {await errors}");
-            }
-
+            output = await AppHostPublish.RunAsync("manifest", "--publisher", "manifest");
             var text = await File.ReadAllTextAsync(Path.Combine(output, "aspire-manifest.json"), TestContext.Current.CancellationToken);
             var resources = JsonNode.Parse(text)!["resources"]!.AsObject();
 
@@ -82,10 +65,7 @@ public sealed class ManifestTests
         }
         finally
         {
-            if (Directory.Exists(output))
-            {
-                Directory.Delete(output, recursive: true);
-            }
+            AppHostPublish.Remove(output);
         }
     }
 }

@@ -1,0 +1,63 @@
+#pragma warning disable ASPIREPIPELINES001, ASPIREPIPELINES004 // Aspire 13's publishing pipeline is marked experimental.
+using System.Globalization;
+using System.Text;
+using Aspire.Hosting.Pipelines;
+using HttpPerf.AppHost.Containers;
+using HttpPerf.ServiceDefaults.Contract;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+
+namespace HttpPerf.AppHost.Swarm;
+
+/// <summary>
+/// <c>aspire publish -o deploy/swarm</c>: the system as a Docker swarm stack (compose format 3.9), written from the
+/// AppHost's model the way Aspire.Hosting.Docker writes a Compose file (that package is not served here): the same
+/// resources, replicas, endpoints, service-discovery variables, memory limits, volumes and parameters. What a swarm
+/// needs beyond a Compose file, and why, is in docs/deploy.md ("On a swarm"):
+/// <list type="bullet">
+/// <item>every service <c>endpoint_mode: dnsrr</c>, its name answering with every replica's address, which each caller
+/// expands (<c>ServiceDiscovery:ReplicaAddresses</c>): no virtual IP (the routing mesh needs IPVS);</item>
+/// <item>the Gateway on every node (<c>mode: global</c>) with its port published on the node itself (<c>mode: host</c>),
+/// as is the dashboard's;</item>
+/// <item>a variable that carries a secret parameter (the admin key, Redis's password) is a swarm secret, a file the
+/// service reads as configuration (<see cref="SystemContract.SecretsDirectory"/>), never a value in the file or in
+/// <c>docker service inspect</c>; <see cref="SecretsFile"/> says what each holds, for eng/swarm/swarm.sh;</item>
+/// <item>the dashboard as a service, every replica's telemetry sent to it, named by service and by node and slot.</item>
+/// </list>
+/// </summary>
+internal static class SwarmStack
+{
+    public const string StepName = "publish-swarm";
+    public const string StackFile = "stack.yml";
+    public const string SecretsFile = "secrets.env";
+
+    /// <summary>The dashboard's ports: its pages, and OTLP over gRPC (those of Microsoft's aspire-dashboard image).</summary>
+    public const int DashboardPort = 18888;
+    public const int DashboardOtlpPort = 18889;
+    public const string Dashboard = "dashboard";
+
+    /// <summary>
+    /// How often each replica's health check runs (its own <c>--health-probe</c>: the images have no curl). A swarm
+    /// puts a task's address in its service's name only once it is healthy, and a rolling update waits for that.
+    /// </summary>
+    public static readonly TimeSpan HealthInterval = TimeSpan.FromSeconds(10);
+
+    public static void AddSwarmStack(this IDistributedApplicationBuilder builder, ContainerSettings settings) =>
+        builder.Pipeline.AddStep(new PipelineStep
+        {
+            Name = StepName,
+            Description = "Writes the system as a Docker swarm stack (docs/deploy.md).",
+            Action = context => WriteAsync(context, settings, Path.GetFullPath(Path.Combine(builder.AppHostDirectory, ".."))),
+            RequiredBySteps = [WellKnownPipelineSteps.Publish],
+        });
+
+    private static async Task WriteAsync(PipelineStepContext context, ContainerSettings settings, string repositoryRoot)
+    {
+        var output = context.Services.GetRequiredService<IPipelineOutputService>().GetOutputDirectory();
+        var stack = await new StackWriter(context, settings, repositoryRoot).WriteAsync();
+        Directory.CreateDirectory(output);
+        await File.WriteAllTextAsync(Path.Combine(output, StackFile), stack.Yaml, context.CancellationToken);
+        await File.WriteAllTextAsync(Path.Combine(output, SecretsFile), stack.Secrets, context.CancellationToken);
+        context.Logger.LogInformation("Wrote the swarm stack to {Path}", Path.Combine(output, StackFile));
+    }
+}

@@ -1,0 +1,62 @@
+using HttpPerf.ServiceDefaults.Contract;
+using Bench.LocalSystem;
+using HttpPerf.Tests.Infrastructure;
+
+namespace HttpPerf.Tests.AppHost;
+
+/// <summary>
+/// The swarm stack the AppHost publishes (<c>aspire publish -o deploy/swarm</c> runs this step:
+/// <c>AppHost --operation publish --step publish-swarm</c>): the committed deploy/swarm is what the model writes today,
+/// and it keeps what a swarm across hosts needs (docs/deploy.md, "On a swarm").
+/// </summary>
+[Collection(Lanes.Orchestrated)]
+[Trait(Kind.Name, Kind.AppHost)]
+public sealed class SwarmStackTests
+{
+    [Fact]
+    public async Task The_committed_stack_is_what_the_model_publishes_with_its_secrets_the_swarms()
+    {
+        var root = LocalSystem.RepositoryRoot();
+        string? output = null;
+        try
+        {
+            output = await AppHostPublish.RunAsync("swarm", "--step", "publish-swarm");
+            foreach (var file in new[] { "stack.yml", "secrets.env" })
+            {
+                var published = await File.ReadAllTextAsync(Path.Combine(output, file), TestContext.Current.CancellationToken);
+                var committed = await File.ReadAllTextAsync(Path.Combine(root, "deploy", "swarm", file), TestContext.Current.CancellationToken);
+                Assert.True(published == committed, $"deploy/swarm/{file} is not what the AppHost publishes now: run `aspire publish -o deploy/swarm` (or AppHost --operation publish --step publish-swarm --output-path deploy/swarm) and commit it.");
+            }
+
+            var stack = await File.ReadAllTextAsync(Path.Combine(output, "stack.yml"), TestContext.Current.CancellationToken);
+            var secrets = await File.ReadAllTextAsync(Path.Combine(output, "secrets.env"), TestContext.Current.CancellationToken);
+
+            // The admin key and Redis's password are swarm secrets, made from the AppHost's secret parameters, never values of the file.
+            Assert.Contains($"httpperf-{SystemContract.AdminKey}=${{ADMIN_KEY}}", secrets, StringComparison.Ordinal);
+            Assert.Contains($"httpperf-{SystemContract.FlagsConnectionString}=flags:6379,password=${{FLAGS_PASSWORD}}", secrets, StringComparison.Ordinal);
+            Assert.DoesNotContain("ADMIN_KEY", stack, StringComparison.Ordinal);
+            Assert.DoesNotContain("password=", stack, StringComparison.Ordinal);
+            Assert.Contains($"- source: {SystemContract.AdminKey}", stack, StringComparison.Ordinal);
+
+            // Every service behind its own name with every replica's address (no virtual IP, no routing mesh), expanded by each caller.
+            Assert.Equal(7, Count(stack, "endpoint_mode: dnsrr"));
+            Assert.Equal(5, Count(stack, "ServiceDiscovery__ReplicaAddresses__Expand: \"true\""));
+            // The Gateway on every node, on the node's own port 5100; the replicated services as the replicas parameter says.
+            Assert.Contains("      published: 5100\n      protocol: tcp\n      mode: host", stack, StringComparison.Ordinal);
+            Assert.Equal(1, Count(stack, "mode: global"));
+            Assert.Equal(3, Count(stack, "replicas: ${REPLICAS:-2}"));
+            Assert.Contains("services__catalog__http__0: http://catalog:8080", stack, StringComparison.Ordinal);
+            // Uploads on a volume every node shares; the memory limits of container mode.
+            Assert.Contains("- uploads-data:/data/uploads", stack, StringComparison.Ordinal);
+            Assert.Equal(5, Count(stack, "memory: 256M"));
+            // No path of the publishing machine.
+            Assert.DoesNotContain(root, stack, StringComparison.Ordinal);
+        }
+        finally
+        {
+            AppHostPublish.Remove(output);
+        }
+    }
+
+    private static int Count(string text, string part) => (text.Length - text.Replace(part, "", StringComparison.Ordinal).Length) / part.Length;
+}

@@ -1,0 +1,98 @@
+using Bench.Containers;
+using Bench.LocalSystem;
+using HttpPerf.Tests.Infrastructure;
+
+namespace HttpPerf.Tests.Containers;
+
+/// <summary>
+/// The system on a Docker swarm of three Docker-in-Docker nodes, brought up by the documented command
+/// (<c>eng/swarm/swarm.sh up</c>) from the committed stack, and removed by its <c>down</c>. It needs root and Docker
+/// Engine (eng/containers/setup.sh); elsewhere <see cref="Unavailable"/> says why and the tests skip.
+/// </summary>
+public sealed class SwarmFixture : IAsyncLifetime
+{
+    public const int Nodes = 3;
+
+    /// <summary>The nodes' network (eng/swarm/swarm.sh): node I at .(10+I), its Gateway on port 5100.</summary>
+    private const string Subnet = "172.29.231";
+
+    private static readonly ContainerEngine Docker = new("docker", TimeSpan.FromMinutes(2));
+
+    /// <summary>The variable that asks for the swarm tests: they bring up three nodes and the whole system on them.</summary>
+    public const string Variable = "HTTPPERF_SWARM_TESTS";
+
+    public string? Unavailable { get; } =
+        Environment.GetEnvironmentVariable(Variable) != "1" ? $"Set {Variable}=1 to bring up a swarm of three nodes and test the system on it (docs/deploy.md, \"On a swarm\")."
+        : Environment.UserName != "root" ? "The swarm's nodes are privileged containers: run the tests as root (CI does)."
+        : !Docker.Answers() ? "Docker Engine does not answer (docker info): run eng/containers/setup.sh as root (docs/deploy.md)."
+        : null;
+
+    /// <summary>What <c>swarm.sh up</c> printed: the nodes, and each Gateway's and the dashboard's addresses.</summary>
+    public string UpOutput { get; private set; } = "";
+
+    public TimeSpan UpTime { get; private set; }
+
+    public static string Node(int i) => $"httpperf-node-{i}";
+
+    /// <summary>Node <paramref name="node"/>'s address on the nodes' network.</summary>
+    public static string Address(int node) => $"{Subnet}.{10 + node}";
+
+    public HttpClient Gateway(int node) => new() { BaseAddress = new Uri($"http://{Address(node)}:5100"), Timeout = TimeSpan.FromMinutes(2) };
+
+    public async ValueTask InitializeAsync()
+    {
+        if (Unavailable is not null)
+        {
+            return;
+        }
+
+        await RunAsync(["down"], TimeSpan.FromMinutes(2)); // what an interrupted run left
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        UpOutput = (await RunAsync(["up", "--nodes", Nodes.ToString(System.Globalization.CultureInfo.InvariantCulture)], TimeSpan.FromMinutes(15))).EnsureSucceeded().Output;
+        UpTime = clock.Elapsed;
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        if (Unavailable is null)
+        {
+            await RunAsync(["down"], TimeSpan.FromMinutes(2));
+        }
+    }
+
+    /// <summary><c>eng/swarm/swarm.sh</c> with <paramref name="arguments"/>, from the repository's root.</summary>
+    public static Task<ProgramRun> RunAsync(string[] arguments, TimeSpan timeout) =>
+        ProgramRun.RunAsync("bash", [Path.Combine(LocalSystem.RepositoryRoot(), "eng", "swarm", "swarm.sh"), .. arguments], timeout, CancellationToken.None);
+
+    /// <summary>The Docker CLI of node <paramref name="node"/>, a manager of the swarm.</summary>
+    public static async Task<string> InNodeAsync(int node, params string[] arguments) =>
+        await Docker.RunAsync(["exec", Node(node), "docker", .. arguments], TestRun.Cancel);
+
+    /// <summary>The running tasks of <paramref name="service"/> (catalog, frontend, ...): the node each is on, and its container there.</summary>
+    public static async Task<IReadOnlyList<(int Node, string Container)>> TasksAsync(int manager, string service)
+    {
+        var tasks = new List<(int, string)>();
+        foreach (var line in (await InNodeAsync(manager, "service", "ps", $"httpperf_{service}", "--filter", "desired-state=running", "--format", "{{.Node}} {{.CurrentState}}"))
+                     .Split('\n', StringSplitOptions.RemoveEmptyEntries).Where(l => l.Contains(" Running", StringComparison.Ordinal)).Select(l => l.Split(' ')[0]).Distinct())
+        {
+            var node = int.Parse(line["node-".Length..], System.Globalization.CultureInfo.InvariantCulture);
+            foreach (var container in (await InNodeAsync(node, "ps", "--filter", $"label=com.docker.swarm.service.name=httpperf_{service}", "--format", "{{.ID}}"))
+                         .Split('\n', StringSplitOptions.RemoveEmptyEntries))
+            {
+                tasks.Add((node, container));
+            }
+        }
+
+        return tasks;
+    }
+
+    /// <summary>
+    /// A GET of <paramref name="path"/> from inside a replica's own network (the node's curl, in the task's network
+    /// namespace): that replica answers, whatever balances in front of it. Returns its status line and headers.
+    /// </summary>
+    public static async Task<string> GetFromReplicaAsync(int node, string container, string path) =>
+        await Docker.RunAsync(["exec", Node(node), "sh", "-c",
+            $"nsenter -n -t \"$(docker inspect -f '{{{{.State.Pid}}}}' {container})\" curl -sS -m 10 -o /dev/null -D - http://127.0.0.1:8080{path}"], TestRun.Cancel);
+
+    public static string Kill(int node) => Docker.Run("kill", Node(node));
+}

@@ -1,0 +1,239 @@
+using System.Diagnostics;
+using System.Net.Http.Json;
+using System.Security.Cryptography;
+using System.Text.Json;
+using Bench.LocalSystem;
+using HttpPerf.ServiceDefaults;
+using HttpPerf.ServiceDefaults.Contract;
+using HttpPerf.Tests.Infrastructure;
+using static HttpPerf.Tests.Infrastructure.TestRun;
+
+namespace HttpPerf.Tests.Containers;
+
+/// <summary>
+/// The system on a swarm of three nodes (docs/deploy.md, "On a swarm"), deployed from the stack the AppHost publishes:
+/// each node's Gateway serves what process mode serves, every replicated service runs on several nodes, a flag set
+/// through one Gateway reaches every replica, an upload through one node downloads through another, and the system
+/// keeps answering through a rolling update and a lost node.
+/// </summary>
+[Collection(Lanes.Orchestrated)]
+[Trait(Kind.Name, Kind.Containers)]
+public sealed class SwarmTests(SwarmFixture swarm) : IClassFixture<SwarmFixture>
+{
+    private static readonly string[] Replicated = [SystemContract.Catalog, SystemContract.Frontend, SystemContract.Uploads];
+
+    [Fact]
+    public async Task Each_nodes_Gateway_serves_process_modes_bytes_from_replicas_on_every_node_with_flags_and_uploads_shared()
+    {
+        Assert.SkipWhen(swarm.Unavailable is not null, swarm.Unavailable ?? "");
+        TestContext.Current.SendDiagnosticMessage($"swarm up in {swarm.UpTime.TotalSeconds:F0} s:\n{swarm.UpOutput}");
+
+        // The product list of process mode, the reference.
+        string expected;
+        await using (var local = await LocalSystem.StartAsync(new LocalSystemOptions(), Cancel))
+        {
+            using var gateway = new HttpClient { BaseAddress = local.Gateway.BaseAddress, Timeout = TimeSpan.FromMinutes(2) };
+            expected = (await Http.GetAsync(gateway, "/api/products", PerfMode.Optimized)).Sha256;
+        }
+
+        var adminKey = AdminKey();
+        for (var node = 1; node <= SwarmFixture.Nodes; node++)
+        {
+            using var gateway = swarm.Gateway(node);
+            var products = await Http.GetAsync(gateway, "/api/products");
+            Assert.Equal(200, products.Status);
+            Assert.True(products.Sha256 == expected, $"node-{node}'s Gateway served {products.Body.Length} bytes unlike process mode's");
+        }
+
+        // Every replicated service on two nodes or more; the Gateway on every node.
+        foreach (var service in Replicated)
+        {
+            var nodes = (await SwarmFixture.TasksAsync(1, service)).Select(t => t.Node).Distinct().Count();
+            Assert.True(nodes >= 2, $"{service} runs on {nodes} node(s)");
+        }
+
+        Assert.Equal(SwarmFixture.Nodes, (await SwarmFixture.TasksAsync(1, SystemContract.Gateway)).Select(t => t.Node).Distinct().Count());
+
+        // An upload through node-1's Gateway downloads whole through node-2's: the replicas share one volume.
+        var file = EveryRung.RandomFile(3 * 1024 * 1024);
+        using (var first = swarm.Gateway(1))
+        using (var second = swarm.Gateway(2))
+        {
+            var (receipt, _) = await EveryRung.UploadAsync(first, "/api/uploads", file, mode: null);
+            var download = await Http.GetAsync(second, $"/api/uploads/{receipt.Id}");
+            Assert.Equal(200, download.Status);
+            Assert.Equal(Convert.ToHexStringLower(SHA256.HashData(file)), download.Sha256);
+
+            // A flag set through node-1's Gateway: every replica of its service, on every node, serves it to a request
+            // begun 2 s after (single products and the small upload: the naive rungs of the whole catalog do not fit
+            // the replicas' memory limit, docs/memory.md).
+            try
+            {
+                foreach (var (flag, service, path) in new[]
+                {
+                    (Pitfalls.CatalogSerialization, SystemContract.Catalog, "/catalog/products/1"),
+                    (Pitfalls.FrontendCatalogClient, SystemContract.Frontend, "/products/1"),
+                    (Pitfalls.UploadsDownload, SystemContract.Uploads, $"/uploads/{receipt.Id}"),
+                    (Pitfalls.GatewayBuffering, SystemContract.Gateway, "/api/catalog/products/1"),
+                })
+                {
+                    using var set = await first.SendAsync(Admin(HttpMethod.Put, $"/admin/flags/{flag}", adminKey, PerfMode.Naive), Cancel);
+                    Assert.True(set.IsSuccessStatusCode, $"PUT {flag}: {(int)set.StatusCode}");
+                    var clock = Stopwatch.StartNew();
+                    foreach (var (node, container) in await SwarmFixture.TasksAsync(1, service))
+                    {
+                        while (true)
+                        {
+                            var began = clock.Elapsed;
+                            var headers = await SwarmFixture.GetFromReplicaAsync(node, container, path);
+                            if (headers.Contains($"{flag}={PerfMode.Naive}", StringComparison.Ordinal))
+                            {
+                                break;
+                            }
+
+                            Assert.True(began < TimeSpan.FromSeconds(2), $"{service} on node-{node} ({container}) served to a request begun {began.TotalMilliseconds:F0} ms after {flag}: {PerfMode.Naive}:\n{headers}");
+                            await Task.Delay(100, Cancel);
+                        }
+                    }
+                }
+
+                // Every replica just served a request of its own: each one's spans are on the dashboard, named by service, node and slot.
+                await AssertEveryReplicaOnTheDashboardAsync();
+
+                // The whole list by the streaming rungs, through node-3: the same bytes.
+                foreach (var flag in new[] { Pitfalls.CatalogSerialization, Pitfalls.FrontendCatalogClient })
+                {
+                    using var set = await first.SendAsync(Admin(HttpMethod.Put, $"/admin/flags/{flag}", adminKey, PerfMode.Streaming), Cancel);
+                    Assert.True(set.IsSuccessStatusCode, $"PUT {flag}: {(int)set.StatusCode}");
+                }
+
+                using var third = swarm.Gateway(3);
+                await Http.GetUntilServedAsync(third, "/api/products", $"{Pitfalls.CatalogSerialization}={PerfMode.Streaming}");
+                var streaming = await Http.GetAsync(third, "/api/products");
+                Assert.Contains($"{Pitfalls.FrontendCatalogClient}={PerfMode.Streaming}", streaming.Variants, StringComparison.Ordinal);
+                Assert.True(streaming.Sha256 == expected, $"the streaming rungs served {streaming.Body.Length} bytes unlike process mode's");
+            }
+            finally
+            {
+                using var reset = await first.SendAsync(Admin(HttpMethod.Put, "/admin/flags", adminKey, PerfMode.Optimized), Cancel);
+            }
+        }
+    }
+
+    [Fact]
+    public async Task Under_four_product_lists_a_second_a_rolling_update_fails_none_and_a_lost_nodes_tasks_run_elsewhere_within_60_s()
+    {
+        Assert.SkipWhen(swarm.Unavailable is not null, swarm.Unavailable ?? "");
+        // Two a second through each of the Gateways of node-1 and node-2, the nodes that stay.
+        using var first = swarm.Gateway(1);
+        using var second = swarm.Gateway(2);
+        var load = new SteadyLoad();
+        using var loading = CancellationTokenSource.CreateLinkedTokenSource(Cancel);
+        var running = Task.WhenAll(
+            load.RunAsync(first, ["/api/products"], 2, TimeSpan.FromMinutes(10), loading.Token),
+            load.RunAsync(second, ["/api/products"], 2, TimeSpan.FromMinutes(10), loading.Token));
+        try
+        {
+            // A rolling update of Catalog.Api, then of Frontend.Api: a task at a time, each new one healthy before its old one stops.
+            foreach (var service in new[] { SystemContract.Catalog, SystemContract.Frontend })
+            {
+                var began = load.Now;
+                (await SwarmFixture.RunAsync(["update", service], TimeSpan.FromMinutes(5))).EnsureSucceeded();
+                var during = load.Exchanges.Where(e => e.Start >= began).ToList();
+                Assert.True(during.Count > 0, $"no request during the update of {service}");
+                Assert.True(during.All(e => e.Status == 200), $"update of {service}: {load.Summary(began)}");
+            }
+
+            // node-3 lost: its container killed.
+            var killed = load.Now;
+            SwarmFixture.Kill(3);
+            var moved = await Poll.UntilAsync(async () =>
+            {
+                foreach (var service in Replicated)
+                {
+                    var tasks = await SwarmFixture.TasksAsync(1, service);
+                    if (tasks.Count < 2 || tasks.Any(t => t.Node == 3))
+                    {
+                        return false;
+                    }
+                }
+
+                return true;
+            }, TimeSpan.FromSeconds(60), TimeSpan.FromSeconds(2));
+            var movedAfter = load.Now - killed;
+            Assert.True(moved, $"the lost node's tasks did not run again on the other nodes within 60 s: {await SwarmFixture.InNodeAsync(1, "service", "ls")}");
+            await Task.Delay(TimeSpan.FromSeconds(10), Cancel);
+            load.StopAt(load.Now);
+            await running;
+            var late = load.Exchanges.Where(e => e.Start >= killed + TimeSpan.FromSeconds(10)).ToList();
+            TestContext.Current.SendDiagnosticMessage($"node-3 killed: tasks elsewhere after {movedAfter.TotalSeconds:F0} s; {load.Summary(killed)}");
+            Assert.True(late.Count > 0 && late.All(e => e.Status == 200), $"after the kill: {load.Summary(killed)}");
+        }
+        finally
+        {
+            await loading.CancelAsync();
+            await running.ContinueWith(_ => { }, TaskScheduler.Default);
+            // node-3 back, its Gateway answering, for whatever runs after.
+            await SwarmFixture.RunAsync(["start-node", "3"], TimeSpan.FromMinutes(1));
+            using var third = swarm.Gateway(3);
+            await Poll.UntilAsync(async () =>
+            {
+                try
+                {
+                    return (await third.GetAsync(SystemContract.HealthPath, Cancel)).IsSuccessStatusCode;
+                }
+                catch (HttpRequestException)
+                {
+                    return false;
+                }
+            }, TimeSpan.FromSeconds(90), TimeSpan.FromSeconds(2));
+        }
+    }
+
+    /// <summary>
+    /// The dashboard's telemetry API (<c>/api/telemetry/spans</c>, its key a swarm secret): for every service, a replica's
+    /// spans from each node one of its tasks runs on (its instance <c>{node}-{slot}</c>), within 30 s (the exporters batch).
+    /// </summary>
+    private static async Task AssertEveryReplicaOnTheDashboardAsync()
+    {
+        var dashboardNode = (await SwarmFixture.InNodeAsync(1, "service", "ps", "httpperf_dashboard", "--filter", "desired-state=running", "--format", "{{.Node}}")).Trim().Split('\n')[0];
+        using var dashboard = new HttpClient { BaseAddress = new Uri($"http://{SwarmFixture.Address(int.Parse(dashboardNode["node-".Length..], System.Globalization.CultureInfo.InvariantCulture))}:18888") };
+        dashboard.DefaultRequestHeaders.Add("X-API-Key", Parameter("DASHBOARD_API_KEY"));
+        var expected = new SortedSet<string>(StringComparer.Ordinal);
+        foreach (var service in new[] { SystemContract.Catalog, SystemContract.Frontend, SystemContract.Uploads, SystemContract.Gateway })
+        {
+            foreach (var (node, _) in await SwarmFixture.TasksAsync(1, service))
+            {
+                expected.Add($"{service} on node-{node}");
+            }
+        }
+
+        var seen = new SortedSet<string>(StringComparer.Ordinal);
+        var found = await Poll.UntilAsync(async () =>
+        {
+            using var spans = JsonDocument.Parse(await dashboard.GetStringAsync("/api/telemetry/spans?limit=2000", Cancel));
+            foreach (var resource in spans.RootElement.GetProperty("data").GetProperty("resourceSpans").EnumerateArray())
+            {
+                var attributes = resource.GetProperty("resource").GetProperty("attributes").EnumerateArray()
+                    .ToDictionary(a => a.GetProperty("key").GetString()!, a => a.GetProperty("value").GetProperty("stringValue").GetString() ?? "");
+                if (attributes.TryGetValue("service.name", out var name) && attributes.TryGetValue("service.instance.id", out var instance))
+                {
+                    seen.Add($"{name} on {string.Join('-', instance.Split('-').Take(2))}");
+                }
+            }
+
+            return expected.IsSubsetOf(seen);
+        }, TimeSpan.FromSeconds(30), TimeSpan.FromSeconds(2));
+        Assert.True(found, $"the dashboard has spans of {string.Join(", ", seen)}; expected {string.Join(", ", expected)}");
+    }
+
+    /// <summary>The admin key eng/swarm/swarm.sh generated and made a swarm secret.</summary>
+    private static string AdminKey() => Parameter("ADMIN_KEY");
+
+    /// <summary>A secret parameter eng/swarm/swarm.sh generated, kept for the operator (root only).</summary>
+    private static string Parameter(string name) =>
+        File.ReadLines("/var/lib/httpperf-containers/swarm/parameters.env").Single(l => l.StartsWith(name + "=", StringComparison.Ordinal))[(name.Length + 1)..];
+
+    private static HttpRequestMessage Admin(HttpMethod method, string path, string key, string variant) =>
+        new(method, path) { Headers = { { "X-Admin-Key", key } }, Content = JsonContent.Create(variant) };
+}
