@@ -76,8 +76,9 @@ public sealed class SwarmFixture : IAsyncLifetime
                      .Split('\n', StringSplitOptions.RemoveEmptyEntries).Where(l => l.Contains(" Running", StringComparison.Ordinal)).Select(l => l.Split(' ')[0]).Distinct())
         {
             var node = int.Parse(line["node-".Length..], System.Globalization.CultureInfo.InvariantCulture);
-            foreach (var container in (await InNodeAsync(node, "ps", "--filter", $"label=com.docker.swarm.service.name=httpperf_{service}", "--format", "{{.ID}}"))
-                         .Split('\n', StringSplitOptions.RemoveEmptyEntries))
+            // A node the swarm has not yet seen die still lists its tasks as running: it answers nothing.
+            var listed = await Docker.TryRunAsync(["exec", Node(node), "docker", "ps", "--filter", $"label=com.docker.swarm.service.name=httpperf_{service}", "--format", "{{.ID}}"], TestRun.Cancel);
+            foreach (var container in (listed.Succeeded ? listed.Output : "").Split('\n', StringSplitOptions.RemoveEmptyEntries))
             {
                 tasks.Add((node, container));
             }
