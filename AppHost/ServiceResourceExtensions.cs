@@ -38,11 +38,13 @@ internal static class ServiceResourceExtensions
             return service;
         }
 
-        static string Milliseconds(TimeSpan value) => ((int)value.TotalMilliseconds).ToString(System.Globalization.CultureInfo.InvariantCulture);
         return service
             .WithEnvironment("OTEL_METRIC_EXPORT_INTERVAL", Milliseconds(MetricExportInterval))
             .WithEnvironment("OTEL_EXPORTER_OTLP_TIMEOUT", Milliseconds(ExportTimeout));
     }
+
+    /// <summary>A duration as the OTEL_* variables take it: whole milliseconds.</summary>
+    internal static string Milliseconds(TimeSpan value) => ((int)value.TotalMilliseconds).ToString(System.Globalization.CultureInfo.InvariantCulture);
 
     /// <summary>How often each service exports its metrics under the AppHost (run mode).</summary>
     public static readonly TimeSpan MetricExportInterval = TimeSpan.FromSeconds(5);

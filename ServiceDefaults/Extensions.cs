@@ -44,7 +44,9 @@ public static class ServiceDefaultsExtensions
             .Validate(
                 o => o.PooledConnectionLifetime > TimeSpan.Zero || o.PooledConnectionLifetime == Timeout.InfiniteTimeSpan,
                 "HttpClients:PooledConnectionLifetime must be positive, or -00:00:00.001 for connections that live forever (the handler's own default): zero would open a connection per call.")
+            .Validate(o => o.ConnectTimeout > TimeSpan.Zero, "HttpClients:ConnectTimeout must be positive.")
             .ValidateOnStart();
+        ShutdownDelay.AddTo(builder.Services);
         HttpLimits.AddTo(builder.Services);
         MemoryBudget.AddTo(builder.Services);
         Http2Listener.AddTo(builder);
@@ -54,7 +56,7 @@ public static class ServiceDefaultsExtensions
         ReplicaAddresses.AddTo(builder.Services);
         builder.Services.ConfigureHttpClientDefaults(http =>
         {
-            http.UseSocketsHttpHandler((handler, services) => handler.PooledConnectionLifetime = services.GetRequiredService<IOptions<HttpClientOptions>>().Value.PooledConnectionLifetime);
+            http.UseSocketsHttpHandler((handler, services) => services.GetRequiredService<IOptions<HttpClientOptions>>().Value.Configure(handler));
             http.AddStandardResilienceHandler(ConfigureForLargeBodies);
             http.AddServiceDiscovery();
             http.AddDownstreamVariants();

@@ -9,7 +9,7 @@ namespace HttpPerf.ServiceDefaults;
 /// </summary>
 public static class HealthProbe
 {
-    public const string Argument = "--health-probe";
+    public const string Argument = SystemContract.HealthProbeArgument;
 
     /// <summary>When <paramref name="args"/> asks for a probe, probes and ends the process; otherwise returns, to start the service.</summary>
     public static void ExitIfAsked(string[] args)

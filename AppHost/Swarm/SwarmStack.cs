@@ -37,10 +37,23 @@ internal static class SwarmStack
     public const string Dashboard = "dashboard";
 
     /// <summary>
-    /// How often each replica's health check runs (its own <c>--health-probe</c>: the images have no curl). A swarm
+    /// How often each replica's health check runs (bash asks its <c>/health</c>: the images have no curl). A swarm
     /// puts a task's address in its service's name only once it is healthy, and a rolling update waits for that.
     /// </summary>
     public static readonly TimeSpan HealthInterval = TimeSpan.FromSeconds(10);
+
+    /// <summary>
+    /// How long a replica told to stop keeps serving (ServiceDefaults/Http/ShutdownDelay.cs): a swarm takes a stopping
+    /// task out of its service's name 2 s before it signals it, and each caller looks the name up every 5 s
+    /// (ServiceDefaults/Discovery/ReplicaAddresses.cs); one period and a second more.
+    /// </summary>
+    public static readonly TimeSpan ShutdownDelay = TimeSpan.FromSeconds(6);
+
+    /// <summary>
+    /// How long a swarm waits, after the signal, before it kills the task: the delay above and what is still in flight,
+    /// within ASP.NET Core's own bound on a stop (<c>HostOptions.ShutdownTimeout</c>, 30 s). Docker's default is 10 s.
+    /// </summary>
+    public static readonly TimeSpan StopGracePeriod = TimeSpan.FromSeconds(30);
 
     public static void AddSwarmStack(this IDistributedApplicationBuilder builder, ContainerSettings settings) =>
         builder.Pipeline.AddStep(new PipelineStep

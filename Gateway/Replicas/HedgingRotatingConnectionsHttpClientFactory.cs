@@ -14,7 +14,8 @@ namespace Gateway.Replicas;
 /// <item>Pooled connections are retired after <see cref="HttpClientOptions.PooledConnectionLifetime"/> (10 s by
 /// default). Where one address stands for many replicas (a Compose service name, a Kubernetes Service), a connection
 /// reaches one replica for as long as it lives; YARP's default keeps it forever, so the replicas that started last
-/// would never see a request.</item>
+/// would never see a request. A connection that cannot be opened fails after <see cref="HttpClientOptions.ConnectTimeout"/>
+/// (2 s), so the hedge below takes the next destination.</item>
 /// <item>A GET or HEAD with another destination to go to (<see cref="HedgedCall"/>) goes there too when it fails before
 /// its headers, and on the routes marked for it when it is slow, as Frontend.Api hedges its Catalog calls: Polly's
 /// hedging (<see cref="HedgingStrategy"/>) over <see cref="DestinationRouting"/>. Every other request passes through as
@@ -24,12 +25,10 @@ namespace Gateway.Replicas;
 /// </summary>
 internal sealed class HedgingRotatingConnectionsHttpClientFactory(IOptions<HttpClientOptions> options, IServiceProvider services) : ForwarderHttpClientFactory
 {
-    private readonly TimeSpan _lifetime = options.Value.PooledConnectionLifetime;
-
     protected override void ConfigureHandler(ForwarderHttpClientContext context, SocketsHttpHandler handler)
     {
         base.ConfigureHandler(context, handler);
-        handler.PooledConnectionLifetime = _lifetime;
+        options.Value.Configure(handler);
     }
 
     protected override HttpMessageHandler WrapHandler(ForwarderHttpClientContext context, HttpMessageHandler handler)

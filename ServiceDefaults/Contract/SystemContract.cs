@@ -100,6 +100,15 @@ public static class SystemContract
     public const string PooledConnectionLifetime = HttpClientsSection + "__PooledConnectionLifetime";
 
     /// <summary>
+    /// How long a service keeps serving after it is told to stop (<c>Shutdown__Delay</c>), before it stops accepting:
+    /// long enough for its callers to look its name up again and leave it (ServiceDefaults/Http/ShutdownDelay.cs).
+    /// </summary>
+    public const string ShutdownDelay = "Shutdown__Delay";
+
+    /// <summary><c>dotnet Service.dll --health-probe</c>: the health check of a container (ServiceDefaults/HealthProbe.cs).</summary>
+    public const string HealthProbeArgument = "--health-probe";
+
+    /// <summary>
     /// The runtime's switch that runs socket completions on the thread that polls the sockets (epoll) instead of queueing
     /// them to the thread pool; read once, at the first socket. Set for the Gateway, whose work per completion is a copy.
     /// </summary>

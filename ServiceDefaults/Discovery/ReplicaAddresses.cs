@@ -68,9 +68,9 @@ public sealed class ReplicaAddresses(IOptionsMonitor<ReplicaAddressOptions> opti
 
                 var at = endpoints.Endpoints.IndexOf(endpoint);
                 endpoints.Endpoints.RemoveAt(at);
-                foreach (var address in addresses.OrderBy(a => a.ToString(), StringComparer.Ordinal).Reverse())
+                foreach (var (address, i) in addresses.OrderBy(a => a.ToString(), StringComparer.Ordinal).Select((a, i) => (a, i)))
                 {
-                    endpoints.Endpoints.Insert(at, ServiceEndpoint.Create(new IPEndPoint(address, name.Port)));
+                    endpoints.Endpoints.Insert(at + i, ServiceEndpoint.Create(new IPEndPoint(address, name.Port)));
                 }
             }
         }

@@ -119,8 +119,10 @@ images() {
   packages="$(dotnet nuget locals global-packages -l | sed 's/^global-packages: *//')"
   version="$(sed -n 's/.*Include="Aspire.Hosting.AppHost" Version="\([^"]*\)".*/\1/p' Directory.Packages.props)"
   [ -d "$packages/aspire.dashboard.sdk.linux-x64/$version/tools" ] || dotnet restore AppHost >/dev/null
+  # Docker 20.10's own builder: it warns that it is deprecated, which says nothing here unless the build fails.
   docker build -q -f eng/swarm/dashboard.Dockerfile --build-arg BASE="$BASE" -t "localhost:$PORT/httpperf/dashboard:$version" \
-    "$packages/aspire.dashboard.sdk.linux-x64/$version/tools" >/dev/null
+    "$packages/aspire.dashboard.sdk.linux-x64/$version/tools" >/dev/null 2>"$STATE/dashboard-build.log" \
+    || { cat "$STATE/dashboard-build.log" >&2; die "the dashboard image did not build"; }
   docker push -q "localhost:$PORT/httpperf/dashboard:$version" >/dev/null
   echo "dashboard image $version"
   DASHBOARD_VERSION="$version"
@@ -158,11 +160,19 @@ deploy() {
   addresses
 }
 
-# Every service at its replicas (global: one a node), or the time is up.
+# Every service at its replicas (global: one a node) and none still in a rolling update (a redeploy starts one per
+# changed image), or the time is up. An update the swarm rolled back fails.
 wait_running() {
-  local deadline=$(( $(date +%s) + $1 ))
+  local deadline=$(( $(date +%s) + $1 )) services updates
+  services="$(in_swarm service ls --filter "label=com.docker.stack.namespace=$STACK" --format '{{.Name}}')"
   while [ "$(date +%s)" -lt "$deadline" ]; do
-    if ! in_swarm service ls --filter "label=com.docker.stack.namespace=$STACK" --format '{{.Replicas}}' | grep -v '^0/0' | awk -F'[/ ]' '$1 != $2 {bad=1} END {exit bad}'; then
+    updates="$(in_swarm service inspect --format '{{.Spec.Name}} {{if .UpdateStatus}}{{.UpdateStatus.State}}{{end}}' $services)"
+    if grep -q ' rollback' <<<"$updates"; then
+      in_swarm service ps --no-trunc $services | grep -v ' Running ' | head -n 20 >&2
+      die "an update was rolled back: $(grep ' rollback' <<<"$updates" | tr '\n' ' ')"
+    fi
+    if grep -q ' updating' <<<"$updates" \
+      || ! in_swarm service ls --filter "label=com.docker.stack.namespace=$STACK" --format '{{.Replicas}}' | grep -v '^0/0' | awk -F'[/ ]' '$1 != $2 {bad=1} END {exit bad}'; then
       sleep 2
       continue
     fi

@@ -4,6 +4,7 @@ using System.Text;
 using HttpPerf.ServiceDefaults.Contract;
 using HttpPerf.ServiceDefaults;
 using HttpPerf.Tests.Infrastructure;
+using static HttpPerf.Tests.Infrastructure.AdminRequest;
 
 namespace HttpPerf.Tests.Processes;
 
@@ -324,22 +325,6 @@ public sealed class AdminTests(SmallSystemFixture fixture) : FlagsFileResetTests
         using var response = await Fixture.Gateway.SendAsync(Admin(HttpMethod.Get, "/admin/flags", Fixture.AdminKey), Cancel);
         Assert.Equal(HttpStatusCode.OK, response.StatusCode);
         return (await response.Content.ReadFromJsonAsync<List<FlagState>>(Cancel))!;
-    }
-
-    private static HttpRequestMessage Admin(HttpMethod method, string path, string? key, string? variant = null)
-    {
-        var request = new HttpRequestMessage(method, path);
-        if (key is not null)
-        {
-            request.Headers.Add("X-Admin-Key", key);
-        }
-
-        if (variant is not null)
-        {
-            request.Content = JsonContent.Create(variant);
-        }
-
-        return request;
     }
 
     public sealed record FlagState(string Flag, string Service, string Variant, string? Serving, string Naive, string Optimized);
