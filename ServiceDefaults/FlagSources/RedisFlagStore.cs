@@ -19,7 +19,7 @@ public sealed class RedisFlagStore(IConnectionMultiplexer redis) : IFlagStore
         {
             return Variants(await redis.GetDatabase().HashGetAllAsync(Key));
         }
-        catch (RedisException error)
+        catch (Exception error) when (SharedRedis.Unreachable(error))
         {
             throw Unavailable(error);
         }
@@ -32,7 +32,7 @@ public sealed class RedisFlagStore(IConnectionMultiplexer redis) : IFlagStore
             await redis.GetDatabase().HashSetAsync(Key, changes.Select(c => new HashEntry(c.Key, c.Value)).ToArray());
             await redis.GetSubscriber().PublishAsync(Changed, "set");
         }
-        catch (RedisException error)
+        catch (Exception error) when (SharedRedis.Unreachable(error))
         {
             throw Unavailable(error);
         }
@@ -53,6 +53,6 @@ public sealed class RedisFlagStore(IConnectionMultiplexer redis) : IFlagStore
         return variants;
     }
 
-    private static FlagStoreUnavailableException Unavailable(RedisException error) =>
+    private static FlagStoreUnavailableException Unavailable(Exception error) =>
         new($"Redis cannot be reached, so the flags cannot be read or changed now: {error.Message}", error);
 }

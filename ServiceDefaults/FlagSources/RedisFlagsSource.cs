@@ -71,7 +71,7 @@ internal sealed class RedisFlagsSource : IConfigurationSource
                 Apply(entries);
                 OnReload();
             }
-            catch (RedisException)
+            catch (Exception error) when (SharedRedis.Unreachable(error))
             {
                 // Out of reach (at start, or gone again): the last flags loaded stay in force; the next reconnect reloads.
             }

@@ -13,6 +13,14 @@ namespace HttpPerf.ServiceDefaults.FlagSources;
 /// </summary>
 public static class SharedRedis
 {
+    /// <summary>
+    /// Redis refused, closed, or said nothing in time. The last is a <see cref="RedisTimeoutException"/>, a
+    /// <see cref="TimeoutException"/> and not a <see cref="RedisException"/>: where Redis's node was lost (a swarm's, its
+    /// address silent), it went past every <c>catch (RedisException)</c> and stopped the Gateway on every node (its flag
+    /// audit, docs/deploy.md "On a swarm").
+    /// </summary>
+    public static bool Unreachable(Exception error) => error is RedisException or RedisTimeoutException;
+
     public static void AddSharedRedis(this IHostApplicationBuilder builder)
     {
         // The client's own log: a connection's failures and reconnects (Warning and above), not the 30 Information

@@ -1,3 +1,4 @@
+using HttpPerf.ServiceDefaults.FlagSources;
 using StackExchange.Redis;
 
 namespace Uploads.Api.Storage;
@@ -47,7 +48,7 @@ public sealed partial class RedisQuotaLedger(IConnectionMultiplexer redis, ILogg
         {
             await Task.WhenAll(forget, recount);
         }
-        catch (RedisException error)
+        catch (Exception error) when (SharedRedis.Unreachable(error))
         {
             LogUnreachable(logger, "recount the stored bytes at start", error.Message);
         }
@@ -59,7 +60,7 @@ public sealed partial class RedisQuotaLedger(IConnectionMultiplexer redis, ILogg
         {
             return (long)await redis.GetDatabase().ScriptEvaluateAsync(ReserveScript, [Stored, Reserved], [_instance, needed, wanted, maxStoredBytes]);
         }
-        catch (RedisException error)
+        catch (Exception error) when (SharedRedis.Unreachable(error))
         {
             throw new UploadRejectedException(StatusCodes.Status503ServiceUnavailable, $"The storage quota cannot be checked now (Redis is out of reach): {error.Message}");
         }
@@ -81,7 +82,7 @@ public sealed partial class RedisQuotaLedger(IConnectionMultiplexer redis, ILogg
         {
             await call;
         }
-        catch (RedisException error)
+        catch (Exception error) when (SharedRedis.Unreachable(error))
         {
             LogUnreachable(logger, what, error.Message);
         }

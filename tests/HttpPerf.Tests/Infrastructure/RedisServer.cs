@@ -59,6 +59,9 @@ public sealed class RedisServer : IAsyncDisposable
         }
     }
 
+    /// <summary>The server's process: frozen (ProcessFaults.FreezeAsync), it answers nothing and its connections stay open, as where its node is lost.</summary>
+    public int ProcessId => _process?.Id ?? throw new InvalidOperationException("redis-server is not running");
+
     /// <summary>An outage: the server is gone, and every connection to it with it.</summary>
     public async Task StopAsync()
     {

@@ -80,6 +80,7 @@ public sealed class SteadyLoad
         var lastFailure = failed.Count == 0 ? "none" : $"{(failed.Max(e => e.Start) - fault).TotalSeconds:F1} s after the fault";
         var slowest = all.MaxBy(e => e.Elapsed)!;
         return $"{all.Count} sent, {failed.Count} failed ({string.Join(", ", failed.GroupBy(e => e.Status).Select(g => $"{g.Count()} x {g.Key}"))}), " +
-               $"slowest {slowest.Elapsed.TotalSeconds:F2} s ({slowest.Path}, begun {(slowest.Start - fault).TotalSeconds:F1} s after the fault), last failure started {lastFailure}";
+               $"slowest {slowest.Elapsed.TotalSeconds:F2} s ({slowest.Path}, begun {(slowest.Start - fault).TotalSeconds:F1} s after the fault), last failure started {lastFailure}" +
+               string.Concat(failed.Where(e => e.Error is not null).Select(e => e.Error).Distinct().Take(3).Select(e => $"; {e}"));
     }
 }
