@@ -27,7 +27,7 @@ public sealed class SwarmTests(SwarmFixture swarm) : IClassFixture<SwarmFixture>
     public async Task Each_nodes_Gateway_serves_process_modes_bytes_from_replicas_on_every_node_with_flags_and_uploads_shared()
     {
         Assert.SkipWhen(swarm.Unavailable is not null, swarm.Unavailable ?? "");
-        TestContext.Current.SendDiagnosticMessage($"swarm up in {swarm.UpTime.TotalSeconds:F0} s:\n{swarm.UpOutput}");
+        TestContext.Current.SendDiagnosticMessage($"swarm up in {swarm.UpTime.TotalSeconds:F0} s:\n{swarm.UpOutput}\nwarm-up: {swarm.WarmUp}");
 
         // The product list of process mode, the reference.
         string expected;
@@ -151,7 +151,7 @@ public sealed class SwarmTests(SwarmFixture swarm) : IClassFixture<SwarmFixture>
             {
                 var during = load.Exchanges.Where(e => e.Start >= began && e.Start <= ended).ToList();
                 TestContext.Current.SendDiagnosticMessage($"update of {service}: {(ended - began).TotalSeconds:F0} s, {during.Count} sent, {during.Count(e => e.Status != 200)} failed");
-                Assert.True(during.Count > 0 && during.All(e => e.Status == 200), $"update of {service}: {load.Summary(began)}");
+                Assert.True(during.Count > 0 && during.All(e => e.Status == 200), $"update of {service}: {during.Count(e => e.Status != 200)} of {during.Count} sent during it failed; the whole load: {load.Summary(began)}");
             }
 
             TestContext.Current.SendDiagnosticMessage($"node-{victim} killed: its tasks elsewhere after {movedAfter.TotalSeconds:F0} s; {load.Summary(killed)}");
@@ -272,17 +272,23 @@ public sealed class SwarmTests(SwarmFixture swarm) : IClassFixture<SwarmFixture>
     {
         await SwarmFixture.RunAsync([command, victim.ToString(CultureInfo.InvariantCulture)], TimeSpan.FromMinutes(1));
         using var gateway = swarm.Gateway(victim);
-        await Poll.UntilAsync(async () =>
+        var back = await Poll.UntilAsync(async () =>
         {
             try
             {
-                return (await gateway.GetAsync(SystemContract.HealthPath, Cancel)).IsSuccessStatusCode;
+                return (await gateway.GetAsync(SystemContract.HealthPath, Cancel)).IsSuccessStatusCode
+                    && (await SwarmFixture.TasksAsync(1, SystemContract.Gateway)).Any(t => t.Node == victim);
             }
             catch (HttpRequestException)
             {
                 return false;
             }
-        }, TimeSpan.FromSeconds(90), TimeSpan.FromSeconds(2));
+        }, TimeSpan.FromSeconds(120), TimeSpan.FromSeconds(2));
+        if (!back)
+        {
+            // Said, not asserted: this runs in a finally, where a failure would hide the test's own.
+            TestContext.Current.SendDiagnosticMessage($"node-{victim}'s Gateway did not serve again within 120 s of {command}: {await SwarmFixture.InNodeAsync(1, "service", "ps", "httpperf_gateway")}");
+        }
     }
 
     /// <summary>
