@@ -99,7 +99,7 @@ internal sealed class StackWriter(PipelineStepContext context, ContainerSettings
                 environment["OTEL_EXPORTER_OTLP_PROTOCOL"] = "grpc";
                 environment["OTEL_SERVICE_NAME"] = resource.Name;
                 environment["OTEL_RESOURCE_ATTRIBUTES"] = "service.instance.id={{.Node.Hostname}}-{{.Task.Slot}}";
-                environment["OTEL_METRIC_EXPORT_INTERVAL"] = ServiceResourceExtensions.Milliseconds(ServiceResourceExtensions.MetricExportInterval);
+                environment["OTEL_METRIC_EXPORT_INTERVAL"] = ServiceResourceExtensions.Milliseconds(SwarmStack.MetricExportInterval);
                 environment["OTEL_EXPORTER_OTLP_TIMEOUT"] = ServiceResourceExtensions.Milliseconds(ServiceResourceExtensions.ExportTimeout);
             }
 

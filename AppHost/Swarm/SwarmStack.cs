@@ -38,9 +38,18 @@ internal static class SwarmStack
 
     /// <summary>
     /// How often each replica's health check runs (bash asks its <c>/health</c>: the images have no curl). A swarm
-    /// puts a task's address in its service's name only once it is healthy, and a rolling update waits for that.
+    /// puts a task's address in its service's name only once it is healthy, and a rolling update waits for that: its
+    /// first check comes one interval after the task starts (Docker 20.10 has no <c>start_interval</c>). Each check is
+    /// an exec, a runc in the node: every 10 s, the nodes spent 2.8% of a core more at rest than every 30 s.
     /// </summary>
-    public static readonly TimeSpan HealthInterval = TimeSpan.FromSeconds(10);
+    public static readonly TimeSpan HealthInterval = TimeSpan.FromSeconds(30);
+
+    /// <summary>
+    /// How often each replica exports its metrics to the dashboard on a swarm: a system in service, where a chart that
+    /// moves every 30 s does (the AppHost's 5 s, <see cref="ServiceResourceExtensions.MetricExportInterval"/>, is for a
+    /// person watching a demo). Every 5 s, the dashboard spent 1.1% of a core at rest storing them, each replica 0.1%.
+    /// </summary>
+    public static readonly TimeSpan MetricExportInterval = TimeSpan.FromSeconds(30);
 
     /// <summary>
     /// How long a replica told to stop keeps serving (ServiceDefaults/Http/ShutdownDelay.cs): a swarm takes a stopping

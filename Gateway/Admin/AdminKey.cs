@@ -10,7 +10,7 @@ namespace Gateway.Admin;
 /// </summary>
 public sealed class AdminKey(IOptions<AdminOptions> options)
 {
-    public const string Header = "X-Admin-Key";
+    public const string Header = HttpPerf.ServiceDefaults.Contract.SystemContract.AdminKeyHeader;
 
     private readonly byte[]? _hash = options.Value.Key is { Length: > 0 } key ? Hash(key) : null;
 

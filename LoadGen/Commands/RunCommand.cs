@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.Runtime.InteropServices;
+using HttpPerf.ServiceDefaults.Contract;
 using LoadGen.Control;
 using LoadGen.Load;
 
@@ -41,13 +42,19 @@ public static class RunCommand
             CustomParser = ParseDuration,
         };
         var warmup = new Option<int>("--warmup") { Description = "Requests sent one at a time before measuring, not recorded (the scenario mix in every mode, in turn).", DefaultValueFactory = _ => 0 };
+        var adminKey = new Option<string?>("--admin-key") { Description = $"The Gateway's admin key, sent as {SystemContract.AdminKeyHeader} with every request: a Gateway that drops an anonymous X-Perf-Mode (Gateway:AllowModeOverride false, as a published stack has it) honours the admin's, so --mode both measures there too (default: env ADMIN_KEY, which no other user of the machine can read, as they can a command line)." };
         var controlPort = new Option<int?>("--control-port") { Description = "Open model: serve the control endpoint on this port: GET/PUT /rate and /mode, GET /status, POST /measure (default: env LOADGEN_CONTROL_PORT)." };
 
-        var command = new Command("run", "Send load and print latency by mode.") { url, scenario, sizeMb, requests, concurrency, modes, rate, duration, warmup, controlPort };
+        var command = new Command("run", "Send load and print latency by mode.") { url, scenario, sizeMb, requests, concurrency, modes, rate, duration, warmup, adminKey, controlPort };
         command.SetAction(async (parse, cancellationToken) =>
         {
             var target = parse.GetValue(url) ?? DefaultGateway();
             using var client = new HttpClient { BaseAddress = target, Timeout = TimeSpan.FromMinutes(5) };
+            if ((parse.GetValue(adminKey) ?? Environment.GetEnvironmentVariable("ADMIN_KEY")) is { Length: > 0 } key)
+            {
+                client.DefaultRequestHeaders.Add(SystemContract.AdminKeyHeader, key);
+            }
+
             var uploadBytes = parse.GetValue(sizeMb) * 1024L * 1024;
             var load = Scenario.Parse(parse.GetValue(scenario)!, new ModeControl(parse.GetValue(modes)!), uploadBytes);
             await using var download = new DownloadFile(client, uploadBytes);

@@ -73,6 +73,9 @@ public static class SystemContract
 
     public const string AdminKeyParameter = "admin-key";
 
+    /// <summary>The header an admin request presents the key in; with it, the Gateway lets a request force a mode even where anonymous clients may not.</summary>
+    public const string AdminKeyHeader = "X-Admin-Key";
+
     /// <summary>Whether any client may force a mode by header; on for the local demo and the tests, off when published.</summary>
     public const string AllowModeOverride = GatewaySection + "__AllowModeOverride";
 
