@@ -100,9 +100,25 @@ public sealed class SwarmFixture : IAsyncLifetime
     public static Task<ProgramRun> RunAsync(string[] arguments, TimeSpan timeout) =>
         ProgramRun.RunAsync("bash", [Path.Combine(LocalSystem.RepositoryRoot(), "eng", "swarm", "swarm.sh"), .. arguments], timeout, CancellationToken.None);
 
-    /// <summary>The Docker CLI of node <paramref name="node"/>, a manager of the swarm.</summary>
-    public static async Task<string> InNodeAsync(int node, params string[] arguments) =>
-        await Docker.RunAsync(["exec", Node(node), "docker", .. arguments], TestRun.Cancel);
+    /// <summary>
+    /// The Docker CLI of node <paramref name="node"/>, a manager of the swarm. While a node that was cut off rejoins, the
+    /// managers may elect a leader again, and a question asked then fails with "context deadline exceeded" (seen here):
+    /// asked again for up to 30 s, as an operator would.
+    /// </summary>
+    public static async Task<string> InNodeAsync(int node, params string[] arguments)
+    {
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        while (true)
+        {
+            var run = await Docker.TryRunAsync(["exec", Node(node), "docker", .. arguments], TestRun.Cancel);
+            if (run.Succeeded || clock.Elapsed > TimeSpan.FromSeconds(30) || !run.Failure.Contains("DeadlineExceeded", StringComparison.Ordinal))
+            {
+                return run.EnsureSucceeded().Output.Trim();
+            }
+
+            await Task.Delay(TimeSpan.FromSeconds(2), TestRun.Cancel);
+        }
+    }
 
     /// <summary>The running tasks of <paramref name="service"/> (catalog, frontend, ...): the node each is on, and its container there.</summary>
     public static async Task<IReadOnlyList<(int Node, string Container)>> TasksAsync(int manager, string service)
