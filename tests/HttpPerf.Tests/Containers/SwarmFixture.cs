@@ -100,10 +100,12 @@ public sealed class SwarmFixture : IAsyncLifetime
     public static Task<ProgramRun> RunAsync(string[] arguments, TimeSpan timeout) =>
         ProgramRun.RunAsync("bash", [Path.Combine(LocalSystem.RepositoryRoot(), "eng", "swarm", "swarm.sh"), .. arguments], timeout, CancellationToken.None);
 
+    private static readonly string[] ElectionFailures = ["DeadlineExceeded", "does not have a leader"];
+
     /// <summary>
     /// The Docker CLI of node <paramref name="node"/>, a manager of the swarm. While a node that was cut off rejoins, the
-    /// managers may elect a leader again, and a question asked then fails with "context deadline exceeded" (seen here):
-    /// asked again for up to 30 s, as an operator would.
+    /// managers may elect a leader again, and a question asked then fails with "context deadline exceeded" or "The swarm
+    /// does not have a leader" (both seen here): asked again for up to 30 s, as an operator would.
     /// </summary>
     public static async Task<string> InNodeAsync(int node, params string[] arguments)
     {
@@ -111,7 +113,7 @@ public sealed class SwarmFixture : IAsyncLifetime
         while (true)
         {
             var run = await Docker.TryRunAsync(["exec", Node(node), "docker", .. arguments], TestRun.Cancel);
-            if (run.Succeeded || clock.Elapsed > TimeSpan.FromSeconds(30) || !run.Failure.Contains("DeadlineExceeded", StringComparison.Ordinal))
+            if (run.Succeeded || clock.Elapsed > TimeSpan.FromSeconds(30) || !ElectionFailures.Any(e => run.Failure.Contains(e, StringComparison.Ordinal)))
             {
                 return run.EnsureSucceeded().Output.Trim();
             }
