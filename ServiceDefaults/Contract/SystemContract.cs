@@ -106,7 +106,9 @@ public static class SystemContract
     /// How long a service keeps serving after it is told to stop (<c>Shutdown__Delay</c>), before it stops accepting:
     /// long enough for its callers to look its name up again and leave it (ServiceDefaults/Http/ShutdownDelay.cs).
     /// </summary>
-    public const string ShutdownDelay = "Shutdown__Delay";
+    public const string ShutdownDelay = ShutdownSection + "__Delay";
+
+    public const string ShutdownSection = "Shutdown";
 
     /// <summary><c>dotnet Service.dll --health-probe</c>: the health check of a container (ServiceDefaults/HealthProbe.cs).</summary>
     public const string HealthProbeArgument = "--health-probe";

@@ -1,3 +1,4 @@
+using HttpPerf.ServiceDefaults.Contract;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
@@ -52,7 +53,7 @@ internal sealed partial class ShutdownDelay(IOptions<ShutdownOptions> options, I
 /// <summary>Configuration section <c>Shutdown</c>: what a replica does when it is told to stop.</summary>
 public sealed class ShutdownOptions
 {
-    public const string Section = "Shutdown";
+    public const string Section = SystemContract.ShutdownSection;
 
     /// <summary>How long it keeps serving before it stops accepting (default zero: it stops at once).</summary>
     public TimeSpan Delay { get; set; }

@@ -13,7 +13,7 @@ namespace HttpPerf.Tests.Analyzers;
 /// folder of their own (the build in bin/ and obj/ is left alone: other tests run it), and the compiler's SARIF log
 /// is read: it holds info diagnostics, which the console does not print, and marks any suppressed one.
 /// </summary>
-[Collection(Lanes.Orchestrated)]
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Analyzers)]
 public sealed class RepositoryRulesTests
 {

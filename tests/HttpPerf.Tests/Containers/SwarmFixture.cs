@@ -59,10 +59,10 @@ public sealed class SwarmFixture : IAsyncLifetime
         UpTime = clock.Elapsed;
     }
 
-    private Task? warming;
+    private Task? _warming;
 
     /// <summary>The warm-up below, once, for the first fault test that asks.</summary>
-    public Task WarmAsync() => warming ??= WarmOnceAsync();
+    public Task WarmAsync() => _warming ??= WarmOnceAsync();
 
     /// <summary>
     /// A minute of the fault tests' own load, 4 product lists a second spread over the Gateways, none of it judged.

@@ -8,7 +8,7 @@ namespace HttpPerf.Tests.Processes;
 /// <c>Bench bench</c> end to end at a small size: its own services per mode, every scenario, the report
 /// files. Figures are checked for being measured and consistent, never for being fast.
 /// </summary>
-[Collection(Lanes.Orchestrated)]
+[Collection(Lanes.Processes)]
 [Trait(Kind.Name, Kind.Processes)]
 public sealed class BenchTests
 {
