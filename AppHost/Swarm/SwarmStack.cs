@@ -49,7 +49,8 @@ internal static class SwarmStack
     /// <summary>
     /// How often each replica exports its metrics to the dashboard on a swarm: a system in service, where a chart that
     /// moves every 30 s does (the AppHost's 5 s, <see cref="ServiceResourceExtensions.MetricExportInterval"/>, is for a
-    /// person watching a demo). Every 5 s, the dashboard spent 1.1% of a core at rest storing them, each replica 0.1%.
+    /// person watching a demo). Every 5 s, the dashboard spent 1.3% of a core at rest storing twelve replicas' metrics;
+    /// every 30 s, 0.2%.
     /// </summary>
     public static readonly TimeSpan MetricExportInterval = TimeSpan.FromSeconds(30);
 
