@@ -71,7 +71,7 @@ internal static class FlagCommands
         Service gateway, IResourceBuilder<ParameterResource> adminKey, string path, string variant, CancellationToken cancellationToken, string done)
     {
         using var request = new HttpRequestMessage(HttpMethod.Put, path) { Content = JsonContent.Create(variant) };
-        request.Headers.Add("X-Admin-Key", await adminKey.Resource.GetValueAsync(cancellationToken));
+        request.Headers.Add(SystemContract.AdminKeyHeader, await adminKey.Resource.GetValueAsync(cancellationToken));
         // The Gateway's audit record of each change names where it came from (Gateway/Admin/FlagAudit.cs).
         request.Headers.Add("X-Admin-Client", "dashboard-command");
         return await ControlRequests.SendAsync(gateway.GetEndpoint("http"), "The Gateway", request, cancellationToken, onSuccess: _ => CommandResults.Success(done));

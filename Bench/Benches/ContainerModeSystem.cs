@@ -23,7 +23,7 @@ internal sealed class ContainerModeSystem : IAsyncDisposable
     private ContainerModeSystem(AppHostProcess apphost, string adminKey, ContainerEngine engine, IReadOnlyDictionary<string, IReadOnlyList<string>> containers)
     {
         _apphost = apphost;
-        Admin.DefaultRequestHeaders.Add("X-Admin-Key", adminKey);
+        Admin.DefaultRequestHeaders.Add(SystemContract.AdminKeyHeader, adminKey);
         Engine = engine;
         Containers = containers;
     }
