@@ -107,6 +107,8 @@ internal sealed class StackWriter(PipelineStepContext context, ContainerSettings
             environment["ServiceDiscovery__ReplicaAddresses__Expand"] = "true";
             // Told to stop, a replica serves on until its callers have looked its name up again without it.
             environment[SystemContract.ShutdownDelay] = SwarmStack.ShutdownDelay.ToString("c", CultureInfo.InvariantCulture);
+            // Then drains what is in flight, for up to the host's bound on a stop, within the swarm's grace before it kills.
+            environment[SystemContract.HostShutdownTimeoutSeconds] = SwarmStack.ShutdownTimeout.TotalSeconds.ToString(CultureInfo.InvariantCulture);
             service["stop_grace_period"] = $"{SwarmStack.StopGracePeriod.TotalSeconds}s";
             if (args.Count > 0)
             {

@@ -62,10 +62,19 @@ internal static class SwarmStack
     public static readonly TimeSpan ShutdownDelay = TimeSpan.FromSeconds(6);
 
     /// <summary>
-    /// How long a swarm waits, after the signal, before it kills the task: the delay above and what is still in flight,
-    /// within ASP.NET Core's own bound on a stop (<c>HostOptions.ShutdownTimeout</c>, 30 s). Docker's default is 10 s.
+    /// How long a replica told to stop may take, the delay above included, before it drops what is still in flight
+    /// (the host's <c>HostOptions.ShutdownTimeout</c>, 30 s by default, set through its configuration key
+    /// <c>shutdownTimeoutSeconds</c>). At 30 s, a product list sent to the last old Frontend task of a rolling update
+    /// took longer than the 24 s left after the delay on a machine under 4 lists a second, and was cut (its tail under
+    /// that load reaches 30 to 36 s): a minute covers it.
     /// </summary>
-    public static readonly TimeSpan StopGracePeriod = TimeSpan.FromSeconds(30);
+    public static readonly TimeSpan ShutdownTimeout = TimeSpan.FromSeconds(60);
+
+    /// <summary>
+    /// How long a swarm waits, after the signal, before it kills the task: the host's own bound on a stop, above, and
+    /// a few seconds for the process to exit. Docker's default is 10 s.
+    /// </summary>
+    public static readonly TimeSpan StopGracePeriod = ShutdownTimeout + TimeSpan.FromSeconds(5);
 
     public static void AddSwarmStack(this IDistributedApplicationBuilder builder, ContainerSettings settings) =>
         builder.Pipeline.AddStep(new PipelineStep

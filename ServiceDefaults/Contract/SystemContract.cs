@@ -110,6 +110,12 @@ public static class SystemContract
 
     public const string ShutdownSection = "Shutdown";
 
+    /// <summary>
+    /// The .NET host's own bound on a stop, in seconds (<c>HostOptions.ShutdownTimeout</c>, 30 s by default): the
+    /// shutdown delay and the drain of what is in flight both fall within it; what is still running then is dropped.
+    /// </summary>
+    public const string HostShutdownTimeoutSeconds = "shutdownTimeoutSeconds";
+
     /// <summary><c>dotnet Service.dll --health-probe</c>: the health check of a container (ServiceDefaults/HealthProbe.cs).</summary>
     public const string HealthProbeArgument = "--health-probe";
 

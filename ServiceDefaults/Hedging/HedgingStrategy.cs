@@ -20,7 +20,12 @@ public static class HedgingStrategy
     {
         // One hedge when the first attempt is slow, and one more attempt if an attempt fails outright.
         MaxHedgedAttempts = 2,
-        ShouldHandle = static args => ValueTask.FromResult(HttpClientResiliencePredicates.IsTransient(args.Outcome)),
+        // With the call's token: a connection that could not be opened within HttpClients:ConnectTimeout (an address that
+        // drops the SYN: a swarm task gone, a node lost, a name whose lookup was lost) fails as a cancellation, which the
+        // outcome alone does not count as transient; it is tried again elsewhere like a refused one.
+#pragma warning disable EXTEXP0001 // Experimental in 10.11: the overload that knows a connect timeout from the caller's cancellation.
+        ShouldHandle = static args => ValueTask.FromResult(HttpClientResiliencePredicates.IsTransient(args.Outcome, args.Context.CancellationToken)),
+#pragma warning restore EXTEXP0001
         DelayGenerator = args => ValueTask.FromResult(
             args.Context.GetRequestMessage() is { } request && HedgedRequests.IsSafe(request) && slow(request) is { } key && budget.HasToken
                 ? delay.For(key)

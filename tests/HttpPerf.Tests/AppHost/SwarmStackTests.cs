@@ -1,4 +1,10 @@
+using System.Globalization;
+using System.Text.RegularExpressions;
 using HttpPerf.ServiceDefaults.Contract;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Options;
 using Bench.LocalSystem;
 using HttpPerf.Tests.Infrastructure;
 
@@ -56,6 +62,26 @@ public sealed class SwarmStackTests
         {
             AppHostPublish.Remove(output);
         }
+    }
+
+    [Fact]
+    public void A_replica_told_to_stop_drains_for_as_long_as_the_stack_gives_its_host_within_the_swarms_grace()
+    {
+        var stack = File.ReadAllText(Path.Combine(LocalSystem.RepositoryRoot(), "deploy", "swarm", "stack.yml"));
+        var timeouts = Regex.Matches(stack, $"{SystemContract.HostShutdownTimeoutSeconds}: \"(\\d+)\"").Select(m => int.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture)).ToList();
+        var graces = Regex.Matches(stack, "stop_grace_period: (\\d+)s").Select(m => int.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture)).ToList();
+        // Every .NET service: Catalog, Uploads, Frontend, the Gateway, LoadGen.
+        Assert.Equal(5, timeouts.Count);
+        Assert.Equal(5, graces.Count);
+        Assert.Single(timeouts.Distinct());
+        // A bound above the 30 s a product list's tail reached under 4 a second, and the swarm kills only after it.
+        Assert.True(timeouts[0] >= 45, $"shutdownTimeoutSeconds {timeouts[0]}");
+        Assert.All(graces, grace => Assert.True(grace > timeouts[0], $"stop_grace_period {grace}s, not above the host's {timeouts[0]} s"));
+
+        // The key is the one the host reads its bound from (its configuration, environment variables included).
+        var builder = WebApplication.CreateSlimBuilder(new WebApplicationOptions { Args = [$"--{SystemContract.HostShutdownTimeoutSeconds}={timeouts[0]}"] });
+        using var app = builder.Build();
+        Assert.Equal(TimeSpan.FromSeconds(timeouts[0]), app.Services.GetRequiredService<IOptions<HostOptions>>().Value.ShutdownTimeout);
     }
 
     private static int Count(string text, string part) => (text.Length - text.Replace(part, "", StringComparison.Ordinal).Length) / part.Length;
