@@ -212,7 +212,9 @@ internal sealed class StackWriter(PipelineStepContext context, ContainerSettings
 
             if (limits.MemoryMiB > 0)
             {
-                limit["memory"] = $"{limits.MemoryMiB}M";
+                // Container mode's limit (Containers:Limits), which a swarm's operator may size to its nodes: the GC heap and
+                // the memory budget are shares of it (docs/memory.md).
+                limit["memory"] = $"${{{Variable(resource.Name)}{MemoryVariableSuffix}:-{limits.MemoryMiB}M}}";
             }
 
             deploy["resources"] = new Dictionary<string, object> { ["limits"] = limit };
@@ -432,6 +434,9 @@ internal sealed class StackWriter(PipelineStepContext context, ContainerSettings
     /// <summary>A project's HTTP endpoint with no port of its own is the image's 8080 (<c>ASPNETCORE_HTTP_PORTS</c>).</summary>
     private static int TargetPort(EndpointAnnotation endpoint) => endpoint.TargetPort ?? Service.ContainerPort;
 
+    /// <summary><c>CATALOG_MEMORY</c> and so on: each limited service's memory limit, as a variable of the shell.</summary>
+    public const string MemoryVariableSuffix = "_MEMORY";
+
     private static string Variable(string name) => name.Replace('-', '_').Replace('.', '_').ToUpperInvariant();
 
     /// <summary>A literal <c>$</c> in a stack file is written <c>$$</c>: <c>docker stack deploy</c> reads <c>${NAME}</c> as the shell's variable.</summary>
@@ -447,6 +452,7 @@ internal sealed class StackWriter(PipelineStepContext context, ContainerSettings
         #   DASHBOARD_IMAGE, FLAGS_IMAGE     the Aspire dashboard's image, and Redis's if not Docker Hub's
         #   <VOLUME>_DEVICE (_TYPE, _OPTIONS) each shared volume's directory on every node (or its NFS export)
         #   {string.Join(", ", _parameters)}  the AppHost's parameters, if not their defaults
+        #   <SERVICE>{MemoryVariableSuffix}   a service's memory limit per replica, if not container mode's (Containers:Limits)
         # and the swarm secrets {SwarmStack.SecretsFile} lists, made first.
 
         """;

@@ -3,7 +3,8 @@
 # own dockerd (docs/deploy.md, "On a swarm"). Run as root, after nothing or after eng/containers/setup.sh:
 #   eng/swarm/swarm.sh up [--nodes N]   N nodes (default 3, every one a manager), the images, the stack; prints the addresses
 #   eng/swarm/swarm.sh prepare          only the node image (CI makes it before the tests)
-#   eng/swarm/swarm.sh deploy           the images and the stack again (after an edit: `aspire publish -o deploy/swarm` first)
+#   eng/swarm/swarm.sh deploy           the images and the stack again (after an edit: `aspire publish -o deploy/swarm` first);
+#                                       REPLICAS=3, FRONTEND_MEMORY=1G and the like, set, are the stack's (its header lists them)
 #   eng/swarm/swarm.sh status           the services, their tasks and the nodes
 #   eng/swarm/swarm.sh kill-node I      a node lost: its container killed (start-node I brings it back)
 #   eng/swarm/swarm.sh cut-node I       a node cut off from the others (rejoin-node I connects it again)
@@ -153,7 +154,12 @@ deploy() {
   mkdir -p "$SHARED/uploads-data" "$SHARED/flags-data"
   chown 1654:1654 "$SHARED/uploads-data" # the images' "app" user
   docker exec -i "$(manager)" sh -c 'cat >/tmp/stack.yml' <deploy/swarm/stack.yml
-  docker exec "$(manager)" env \
+  # The stack's variables that have a default (REPLICAS, CATALOG_MEMORY, ...), where this shell sets them.
+  local passed=() name
+  for name in $(grep -o '\${[A-Z0-9_]*:-' deploy/swarm/stack.yml | tr -d '${:-' | sort -u); do
+    [ -z "${!name:-}" ] || passed+=("$name=${!name}")
+  done
+  docker exec "$(manager)" env "${passed[@]}" \
     HTTPPERF_REGISTRY="$registry" HTTPPERF_TAG="$TAG" FLAGS_IMAGE="$registry/httpperf/redis:7" \
     DASHBOARD_IMAGE="$registry/httpperf/dashboard:$DASHBOARD_VERSION" \
     UPLOADS_DATA_DEVICE="$SHARED/uploads-data" FLAGS_DATA_DEVICE="$SHARED/flags-data" \

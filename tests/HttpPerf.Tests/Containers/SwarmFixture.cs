@@ -102,6 +102,9 @@ public sealed class SwarmFixture : IAsyncLifetime
 
     private static readonly string[] ElectionFailures = ["DeadlineExceeded", "does not have a leader"];
 
+    /// <summary>Whether a manager's answer says the swarm is electing a leader (asked again, it answers).</summary>
+    public static bool DuringElection(string failure) => ElectionFailures.Any(e => failure.Contains(e, StringComparison.Ordinal));
+
     /// <summary>
     /// The Docker CLI of node <paramref name="node"/>, a manager of the swarm. While a node that was cut off rejoins, the
     /// managers may elect a leader again, and a question asked then fails with "context deadline exceeded" or "The swarm
@@ -113,7 +116,7 @@ public sealed class SwarmFixture : IAsyncLifetime
         while (true)
         {
             var run = await Docker.TryRunAsync(["exec", Node(node), "docker", .. arguments], TestRun.Cancel);
-            if (run.Succeeded || clock.Elapsed > TimeSpan.FromSeconds(30) || !ElectionFailures.Any(e => run.Failure.Contains(e, StringComparison.Ordinal)))
+            if (run.Succeeded || clock.Elapsed > TimeSpan.FromSeconds(30) || !DuringElection(run.Failure))
             {
                 return run.EnsureSucceeded().Output.Trim();
             }
