@@ -88,6 +88,8 @@ builder.AddService<Projects.LoadGen>(SystemContract.LoadGen, containers)
     .WithArgs("run", "--mode", "flags", "--scenario", "products=2,product=2,catalog=2,export=2,upload=1,download=1", "--size-mb", "10",
         "--rate", "1", "--duration", "infinite", "--concurrency", "16")
     .WithControlEndpoint()
+    // Presented with every request: its A/B forces modes through a published Gateway too, which drops an anonymous one.
+    .WithEnvironment(SystemContract.LoadGenAdminKey, adminKey)
     .WithLoadGenCommands()
     .WithReference(gateway).WaitFor(gateway)
     .WithExplicitStart()

@@ -3,6 +3,7 @@ using System.Runtime.InteropServices;
 using HttpPerf.ServiceDefaults.Contract;
 using LoadGen.Control;
 using LoadGen.Load;
+using Microsoft.Extensions.Configuration;
 
 namespace LoadGen.Commands;
 
@@ -42,7 +43,7 @@ public static class RunCommand
             CustomParser = ParseDuration,
         };
         var warmup = new Option<int>("--warmup") { Description = "Requests sent one at a time before measuring, not recorded (the scenario mix in every mode, in turn).", DefaultValueFactory = _ => 0 };
-        var adminKey = new Option<string?>("--admin-key") { Description = $"The Gateway's admin key, sent as {SystemContract.AdminKeyHeader} with every request: a Gateway that drops an anonymous X-Perf-Mode (Gateway:AllowModeOverride false, as a published stack has it) honours the admin's, so --mode both measures there too (default: env ADMIN_KEY, which no other user of the machine can read, as they can a command line)." };
+        var adminKey = new Option<string?>("--admin-key") { Description = $"The Gateway's admin key, sent as {SystemContract.AdminKeyHeader} with every request: a Gateway that drops an anonymous X-Perf-Mode (Gateway:AllowModeOverride false, as a published stack has it) honours the admin's, so --mode both measures there too (default: env ADMIN_KEY, which no other user of the machine can read, as they can a command line, or the swarm secret /run/secrets/ADMIN_KEY)." };
         var controlPort = new Option<int?>("--control-port") { Description = "Open model: serve the control endpoint on this port: GET/PUT /rate and /mode, GET /status, POST /measure (default: env LOADGEN_CONTROL_PORT)." };
 
         var command = new Command("run", "Send load and print latency by mode.") { url, scenario, sizeMb, requests, concurrency, modes, rate, duration, warmup, adminKey, controlPort };
@@ -50,7 +51,7 @@ public static class RunCommand
         {
             var target = parse.GetValue(url) ?? DefaultGateway();
             using var client = new HttpClient { BaseAddress = target, Timeout = TimeSpan.FromMinutes(5) };
-            if ((parse.GetValue(adminKey) ?? Environment.GetEnvironmentVariable("ADMIN_KEY")) is { Length: > 0 } key)
+            if ((parse.GetValue(adminKey) ?? AdminKeyGiven()) is { Length: > 0 } key)
             {
                 client.DefaultRequestHeaders.Add(SystemContract.AdminKeyHeader, key);
             }
@@ -101,6 +102,12 @@ public static class RunCommand
     public const string Infinite = "infinite";
 
     /// <summary>A positive time span, or the platform's <see cref="Timeout.InfiniteTimeSpan"/> for <see cref="Infinite"/>.</summary>
+    // The key where the AppHost (an environment variable) or a swarm (a secret's file) gives it.
+    private static string? AdminKeyGiven() => new ConfigurationBuilder()
+        .AddEnvironmentVariables()
+        .AddKeyPerFile(SystemContract.SecretsDirectory, optional: true)
+        .Build()[SystemContract.LoadGenAdminKey];
+
     private static TimeSpan ParseDuration(System.CommandLine.Parsing.ArgumentResult result)
     {
         var text = result.Tokens.Single().Value;

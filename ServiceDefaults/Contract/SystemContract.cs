@@ -76,6 +76,12 @@ public static class SystemContract
     /// <summary>The header an admin request presents the key in; with it, the Gateway lets a request force a mode even where anonymous clients may not.</summary>
     public const string AdminKeyHeader = "X-Admin-Key";
 
+    /// <summary>
+    /// LoadGen's copy of the admin key (an environment variable, or a secret's file in <see cref="SecretsDirectory"/>),
+    /// which it presents with every request, so its A/B forces modes through a Gateway that drops an anonymous one.
+    /// </summary>
+    public const string LoadGenAdminKey = "ADMIN_KEY";
+
     /// <summary>Whether any client may force a mode by header; on for the local demo and the tests, off when published.</summary>
     public const string AllowModeOverride = GatewaySection + "__AllowModeOverride";
 

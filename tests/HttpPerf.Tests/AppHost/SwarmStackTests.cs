@@ -40,7 +40,10 @@ public sealed class SwarmStackTests
             // The admin key and Redis's password are swarm secrets, made from the AppHost's secret parameters, never values of the file.
             Assert.Contains($"httpperf-{SystemContract.AdminKey}=${{ADMIN_KEY}}", secrets, StringComparison.Ordinal);
             Assert.Contains($"httpperf-{SystemContract.FlagsConnectionString}=flags:6379,password=${{FLAGS_PASSWORD}}", secrets, StringComparison.Ordinal);
-            Assert.DoesNotContain("ADMIN_KEY", stack, StringComparison.Ordinal);
+            Assert.DoesNotContain("${ADMIN_KEY}", stack, StringComparison.Ordinal);
+            // LoadGen has the key too, as a secret, so its A/B forces modes through the published Gateway.
+            Assert.Contains($"httpperf-{SystemContract.LoadGenAdminKey}=${{ADMIN_KEY}}", secrets, StringComparison.Ordinal);
+            Assert.Contains($"- source: {SystemContract.LoadGenAdminKey}", stack, StringComparison.Ordinal);
             Assert.DoesNotContain("password=", stack, StringComparison.Ordinal);
             Assert.Contains($"- source: {SystemContract.AdminKey}", stack, StringComparison.Ordinal);
 
