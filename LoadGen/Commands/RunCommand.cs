@@ -101,13 +101,13 @@ public static class RunCommand
     /// <summary>The <c>--duration</c> that means "until stopped".</summary>
     public const string Infinite = "infinite";
 
-    /// <summary>A positive time span, or the platform's <see cref="Timeout.InfiniteTimeSpan"/> for <see cref="Infinite"/>.</summary>
     // The key where the AppHost (an environment variable) or a swarm (a secret's file) gives it.
     private static string? AdminKeyGiven() => new ConfigurationBuilder()
         .AddEnvironmentVariables()
         .AddKeyPerFile(SystemContract.SecretsDirectory, optional: true)
         .Build()[SystemContract.LoadGenAdminKey];
 
+    /// <summary>A positive time span, or the platform's <see cref="Timeout.InfiniteTimeSpan"/> for <see cref="Infinite"/>.</summary>
     private static TimeSpan ParseDuration(System.CommandLine.Parsing.ArgumentResult result)
     {
         var text = result.Tokens.Single().Value;

@@ -48,7 +48,7 @@ public sealed class ReplicaAddresses(IOptionsMonitor<ReplicaAddressOptions> opti
                 return;
             }
 
-            endpoints.AddChangeToken(new CancellationChangeToken(new CancellationTokenSource(refreshPeriod).Token));
+            endpoints.AddChangeToken(new RefreshToken(refreshPeriod));
             foreach (var (endpoint, name) in named)
             {
                 IPAddress[] addresses;
@@ -84,6 +84,39 @@ public sealed class ReplicaAddresses(IOptionsMonitor<ReplicaAddressOptions> opti
             .Validate(o => o.RefreshPeriod > TimeSpan.Zero, $"{ReplicaAddressOptions.Section}:RefreshPeriod must be positive.")
             .ValidateOnStart();
         services.AddSingleton<IServiceEndpointProviderFactory, ReplicaAddresses>();
+    }
+}
+
+/// <summary>
+/// The change token that has a name looked up again after a period. Service discovery's watcher and YARP's configuration
+/// wrap each name's tokens in <see cref="CompositeChangeToken"/>s, YARP's around the watchers', and a composite that finds
+/// an inner token changed (<see cref="IChangeToken.HasChanged"/>) signals itself then, from the asking thread, under its
+/// own lock. A <see cref="CancellationChangeToken"/> reports its change while its callbacks still run on the timer's
+/// thread, taking those locks in the other order: the Gateway's six names, refreshed together, deadlocked (threads
+/// waiting in <c>CompositeChangeToken.OnChange</c>, <c>dotnet-stack</c>), and its destinations stayed as they were
+/// until it restarted (a rolling update: every request to the replicas that had left, 504; docs/deploy.md). This one
+/// says it has changed only once every callback has run, so a composite asked meanwhile answers from its own state.
+/// </summary>
+public sealed class RefreshToken : IChangeToken
+{
+    private readonly CancellationTokenSource _source = new();
+    private readonly Timer _timer;
+    private volatile bool _changed;
+
+    public RefreshToken(TimeSpan period) =>
+        _timer = new Timer(static state => ((RefreshToken)state!).Fire(), this, period, Timeout.InfiniteTimeSpan);
+
+    public bool HasChanged => _changed;
+
+    public bool ActiveChangeCallbacks => true;
+
+    public IDisposable RegisterChangeCallback(Action<object?> callback, object? state) => _source.Token.UnsafeRegister(callback, state);
+
+    private void Fire()
+    {
+        _timer.Dispose();
+        _source.Cancel();
+        _changed = true;
     }
 }
 

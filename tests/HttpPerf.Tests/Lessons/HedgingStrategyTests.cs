@@ -13,8 +13,8 @@ namespace HttpPerf.Tests.Lessons;
 /// an attempt whose connection cannot be opened within the handler's <c>ConnectTimeout</c> (an address that drops the
 /// SYN, as a swarm task's does once it is gone) is tried again at the next replica, as a refused one is. The handler
 /// reports that timeout as a cancellation, which a predicate given the outcome alone does not count as a failure: the
-/// call then failed with 504 after 2 s (CI run 33, Redis restarted under Podman, whose DNS drops lookups while it
-/// reloads).
+/// call then failed with 504 after 2 s (once in CI run 33, as Redis restarted under Podman: most likely a lookup its
+/// DNS lost while it reloaded, docs/deploy.md).
 /// </summary>
 [Trait(Kind.Name, Kind.Lessons)]
 [Lesson(Pitfalls.FrontendReplicas)]

@@ -32,6 +32,21 @@ public sealed class ReplicaAddressesTests
     }
 
     [Fact]
+    public async Task Its_refresh_token_says_it_changed_only_once_every_callback_has_run()
+    {
+        // A composite token that asked meanwhile would signal itself under its own lock, against the timer's thread
+        // holding the composites' locks in the other order: the deadlock that froze the Gateway's destinations.
+        var token = new RefreshToken(TimeSpan.FromMilliseconds(50));
+        var seenInCallback = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
+        using var first = token.RegisterChangeCallback(_ => seenInCallback.TrySetResult(token.HasChanged), null);
+        using var second = token.RegisterChangeCallback(_ => Thread.Sleep(50), null);
+
+        Assert.False(token.HasChanged);
+        Assert.False(await seenInCallback.Task.WaitAsync(TimeSpan.FromSeconds(10), TestContext.Current.CancellationToken));
+        Assert.True(await Poll.UntilAsync(() => token.HasChanged, TimeSpan.FromSeconds(5)));
+    }
+
+    [Fact]
     public async Task A_name_that_does_not_resolve_stays_as_it_was()
     {
         var endpoints = await ResolveAsync("http://no-such-replica.invalid:8080", expand: true);
