@@ -64,9 +64,9 @@ internal static class SwarmStack
     /// <summary>
     /// How long a replica told to stop may take, the delay above included, before it drops what is still in flight
     /// (the host's <c>HostOptions.ShutdownTimeout</c>, 30 s by default, set through its configuration key
-    /// <c>shutdownTimeoutSeconds</c>). At 30 s, a product list sent to the last old Frontend task of a rolling update
-    /// took longer than the 24 s left after the delay on a machine under 4 lists a second, and was cut (its tail under
-    /// that load reaches 30 to 36 s): a minute covers it.
+    /// <c>shutdownTimeoutSeconds</c>). At 30 s, 24 s are left after the delay, and on two cores under 4 product lists a
+    /// second a list's tail reached 30 to 50 s (the swarm tests' warm-up): a list sent to a stopping task then would be
+    /// cut. A minute covers that tail.
     /// </summary>
     public static readonly TimeSpan ShutdownTimeout = TimeSpan.FromSeconds(60);
 

@@ -9,6 +9,7 @@ namespace HttpPerf.Tests.Infrastructure;
 public sealed class SteadyLoad
 {
     private readonly List<Exchange> _exchanges = [];
+    private readonly List<TimeSpan> _inFlight = [];
     private readonly Stopwatch _clock = Stopwatch.StartNew();
 
     public sealed record Exchange(TimeSpan Start, string Path, int Status, TimeSpan Elapsed, string? Error);
@@ -50,9 +51,24 @@ public sealed class SteadyLoad
         await Task.WhenAll(running);
     }
 
+    /// <summary>Waits, up to <paramref name="timeout"/>, until every request sent before <paramref name="sentBefore"/> has ended.</summary>
+    public async Task<bool> SettledAsync(TimeSpan sentBefore, TimeSpan timeout) =>
+        await Poll.UntilAsync(() =>
+        {
+            lock (_exchanges)
+            {
+                return !_inFlight.Any(start => start <= sentBefore);
+            }
+        }, timeout);
+
     private async Task SendAsync(HttpClient gateway, string path, CancellationToken cancellationToken)
     {
         var start = _clock.Elapsed;
+        lock (_exchanges)
+        {
+            _inFlight.Add(start);
+        }
+
         int status;
         string? error = null;
         try
@@ -69,6 +85,7 @@ public sealed class SteadyLoad
         lock (_exchanges)
         {
             _exchanges.Add(new Exchange(start, path, status, _clock.Elapsed - start, error));
+            _inFlight.Remove(start);
         }
     }
 
