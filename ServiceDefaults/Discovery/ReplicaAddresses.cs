@@ -93,8 +93,8 @@ public sealed class ReplicaAddresses(IOptionsMonitor<ReplicaAddressOptions> opti
 /// an inner token changed (<see cref="IChangeToken.HasChanged"/>) signals itself then, from the asking thread, under its
 /// own lock. A <see cref="CancellationChangeToken"/> reports its change while its callbacks still run on the timer's
 /// thread, taking those locks in the other order: the Gateway's six names, refreshed together, deadlocked (threads
-/// waiting in <c>CompositeChangeToken.OnChange</c>, <c>dotnet-stack</c>), and its destinations stayed as they were
-/// until it restarted (a rolling update: every request to the replicas that had left, 504; docs/deploy.md). This one
+/// waiting in <c>CompositeChangeToken.OnChange</c>, <c>dotnet-stack</c>), and its destinations stayed as they were:
+/// after a rolling update, every request it sent went to replicas that had left (504, docs/deploy.md). This one
 /// says it has changed only once every callback has run, so a composite asked meanwhile answers from its own state.
 /// </summary>
 public sealed class RefreshToken : IChangeToken
@@ -103,8 +103,12 @@ public sealed class RefreshToken : IChangeToken
     private readonly Timer _timer;
     private volatile bool _changed;
 
-    public RefreshToken(TimeSpan period) =>
-        _timer = new Timer(static state => ((RefreshToken)state!).Fire(), this, period, Timeout.InfiniteTimeSpan);
+    public RefreshToken(TimeSpan period)
+    {
+        // Started once assigned, so that however short the period, Fire finds the timer it disposes.
+        _timer = new Timer(static state => ((RefreshToken)state!).Fire(), this, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+        _timer.Change(period, Timeout.InfiniteTimeSpan);
+    }
 
     public bool HasChanged => _changed;
 
