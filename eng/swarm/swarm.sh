@@ -4,7 +4,7 @@
 #   eng/swarm/swarm.sh up [--nodes N]   N nodes (default 3, every one a manager), the images, the stack; prints the addresses
 #   eng/swarm/swarm.sh prepare          only the node image (CI makes it before the tests)
 #   eng/swarm/swarm.sh deploy           the images and the stack again (after an edit: `aspire publish -o deploy/swarm` first);
-#                                       REPLICAS=3, FRONTEND_MEMORY=1G and the like, set, are the stack's (its header lists them)
+#                                       REPLICAS=3, FRONTEND_MEMORY=2G and the like, set, are the stack's (its header lists them)
 #   eng/swarm/swarm.sh status           the services, their tasks and the nodes
 #   eng/swarm/swarm.sh kill-node I      a node lost: its container killed (start-node I brings it back)
 #   eng/swarm/swarm.sh cut-node I       a node cut off from the others (rejoin-node I connects it again)

@@ -59,16 +59,21 @@ public sealed class OpenModelTests : IAsyncLifetime
     [Fact]
     public async Task A_known_delay_shows_in_the_median()
     {
-        var undelayed = await UndelayedMedianMsAsync();
-        var runner = new OpenModelRunner(_client, _ => ("optimized", new HttpRequestMessage(HttpMethod.Get, "/delay/100")), maxInFlight: 50);
+        // Delayed and undelayed requests interleaved in one run: what the machine adds (an open model counts a send
+        // that starts late from when it was due) lands on both, and the difference is the delay. Measured apart, a
+        // loaded machine's median of the delayed ones alone once reached 731 ms (CI run 36).
+        var runner = new OpenModelRunner(_client, i => i % 2 == 0
+            ? ("delayed", new HttpRequestMessage(HttpMethod.Get, "/delay/100"))
+            : ("undelayed", new HttpRequestMessage(HttpMethod.Get, "/delay/0")), maxInFlight: 50);
         runner.Rate.PerSecond = 20;
 
-        var stats = (await runner.RunAsync(TimeSpan.FromSeconds(2), Cancel))["optimized"];
+        var stats = await runner.RunAsync(TimeSpan.FromSeconds(2), Cancel);
+        var (delayed, undelayed) = (stats["delayed"], stats["undelayed"]);
 
-        Assert.InRange(stats.Count, 35, 45);
-        Assert.Equal(0, stats.Errors);
+        Assert.InRange(delayed.Count + undelayed.Count, 35, 45);
+        Assert.Equal(0, delayed.Errors + undelayed.Errors);
         // Timers may fire a millisecond early, so the lower bound leaves room under the 100 ms delay.
-        Assert.InRange(stats.PercentileMs(50), 90, 400 + 2 * undelayed);
+        Assert.InRange(delayed.PercentileMs(50) - undelayed.PercentileMs(50), 90, 400);
     }
 
     [Fact]
