@@ -30,7 +30,7 @@ internal sealed partial class OutOfMemoryHandler(IProblemDetailsService problems
         var feature = context.Features.Get<IExceptionHandlerFeature>();
         var route = (feature?.Endpoint as RouteEndpoint)?.RoutePattern.RawText ?? feature?.Path ?? context.Request.Path.Value ?? "";
         var rung = context.RequestServices.GetService<RequestVariants>()?.Own is { } own ? $"{own.Flag}={own.Variant}" : "no pitfall";
-        LogOutOfMemory(logger, context.Request.Method, route, rung);
+        LogOutOfMemory(logger, outOfMemory, context.Request.Method, route, rung, GC.GetGCMemoryInfo().HeapSizeBytes >> 20, GC.GetGCMemoryInfo().TotalAvailableMemoryBytes >> 20);
 
         // Refused by the replica's MemoryBudget before the heap filled, or an allocation the heap refused.
         return await Refusal.WriteAsync(problems, context, exception, "Out of memory", outOfMemory is InsufficientMemoryException refused
@@ -51,6 +51,6 @@ internal sealed partial class OutOfMemoryHandler(IProblemDetailsService problems
         return null;
     }
 
-    [LoggerMessage(Level = LogLevel.Error, Message = "Out of memory: {Method} {Route} served by {Rung} answered 503")]
-    private static partial void LogOutOfMemory(ILogger logger, string method, string route, string rung);
+    [LoggerMessage(Level = LogLevel.Error, Message = "Out of memory: {Method} {Route} served by {Rung} answered 503 (heap {HeapMiB} of {LimitMiB} MiB at the last GC)")]
+    private static partial void LogOutOfMemory(ILogger logger, Exception exception, string method, string route, string rung, long heapMiB, long limitMiB);
 }

@@ -66,11 +66,15 @@ public sealed class DockerEngineTests
 
             var back = await system.Commands.ExecuteCommandAsync(SystemContract.Catalog, $"{Pitfalls.CatalogSerialization}-{PerfMode.Optimized}", Cancel);
             Assert.True(back.Success, back.Message);
-            await NaiveProductListsMeetTheMemoryLimitAsync(system, optimized.Sha256);
+            // The highest load before the naive lists, as bench --memory measures each rung apart: right after them, the
+            // Frontend's heap still held what they left (103 to 122 of 128 MiB at its last GC), and 1 run in 10 had an
+            // optimized list refused or cut by the heap there (CI run 38; docs/memory.md).
             using (await Lanes.TakeTurnAsync(Cancel))
             {
                 await OptimizedHoldsTheBenchsHighestLoadAsync(system, optimized.Sha256);
             }
+
+            await NaiveProductListsMeetTheMemoryLimitAsync(system, optimized.Sha256);
         }
         finally
         {
@@ -142,7 +146,7 @@ public sealed class DockerEngineTests
         await Task.WhenAll(Enumerable.Range(0, 16).Select(async _ =>
         {
             var list = await Http.GetAsync(system.Gateway, "/api/products", PerfMode.Optimized);
-            Assert.Equal((200, wholeList), (list.Status, list.Sha256));
+            Assert.True((200, wholeList) == (list.Status, list.Sha256), $"{list.Status}: {(list.Body.Length > 2_000 ? $"{list.Body.Length} bytes" : System.Text.Encoding.UTF8.GetString(list.Body))}");
             Assert.Equal(200, (await Http.GetAsync(system.Gateway, "/api/catalog/products", PerfMode.Optimized)).Status);
             var (receipt, _) = await EveryRung.UploadAsync(system.Gateway, "/api/uploads", file, PerfMode.Optimized);
             var download = await Http.GetAsync(system.Gateway, $"/api/uploads/{receipt.Id}", PerfMode.Optimized);
