@@ -32,8 +32,11 @@ public sealed class ReplicaAddresses(IOptionsMonitor<ReplicaAddressOptions> opti
     /// <summary>Runs after the configuration provider (registered after it), on the endpoints it listed.</summary>
     private sealed class ExpandingProvider(TimeSpan refreshPeriod) : IServiceEndpointProvider
     {
-        // Ends the look-ups of the tokens this provider made: the watcher that owns it disposes it with itself.
+        // Ends the looks of the tokens this provider made: the watcher that owns it disposes it with itself.
         private readonly CancellationTokenSource _disposed = new();
+
+        // The looks of the last population's token: a population for another reason (configuration reloaded) ends them.
+        private CancellationTokenSource? _looks;
 
         public async ValueTask PopulateAsync(IServiceEndpointBuilder endpoints, CancellationToken cancellationToken)
         {
@@ -70,7 +73,14 @@ public sealed class ReplicaAddresses(IOptionsMonitor<ReplicaAddressOptions> opti
                 }
             }
 
-            endpoints.AddChangeToken(new RefreshToken(refreshPeriod, token => MovedAsync(answers, token), _disposed.Token));
+            var looks = CancellationTokenSource.CreateLinkedTokenSource(_disposed.Token);
+            if (Interlocked.Exchange(ref _looks, looks) is { } previous)
+            {
+                previous.Cancel();
+                previous.Dispose();
+            }
+
+            endpoints.AddChangeToken(new RefreshToken(refreshPeriod, token => MovedAsync(answers, token), looks.Token));
         }
 
         public ValueTask DisposeAsync()
