@@ -83,8 +83,10 @@ public sealed class HighLatencyTests
             var naive = result.Cases.Single(c => c.Case == "export from Catalog.Api, naive");
             var optimized = result.Cases.Single(c => c.Case == "export from Catalog.Api, optimized");
             Assert.Equal(optimized.Bytes, naive.Bytes);
+            // The segments' mean size is the report's too: it is the bytes on the wire over the segments, and a chunk per
+            // row puts more bytes on the wire, so where a loaded machine's kernel joined the rows into full segments the
+            // naive mean came out the larger (CI run 39: 1446 bytes a segment, optimized 1442), with more segments still.
             Assert.True(naive.DataSegments > optimized.DataSegments, $"naive {naive.DataSegments} segments, optimized {optimized.DataSegments}");
-            Assert.True(naive.MeanSegmentBytes < optimized.MeanSegmentBytes, $"naive {naive.MeanSegmentBytes:F0} bytes a segment, optimized {optimized.MeanSegmentBytes:F0}");
 
             // Nothing is left behind: the namespace and the devices go with the run.
             Assert.DoesNotContain($"httpperf-far-", (await RunAsync("ip", ["netns", "list"], TimeSpan.FromSeconds(10))).Output);
