@@ -30,7 +30,8 @@ internal sealed partial class OutOfMemoryHandler(IProblemDetailsService problems
         var feature = context.Features.Get<IExceptionHandlerFeature>();
         var route = (feature?.Endpoint as RouteEndpoint)?.RoutePattern.RawText ?? feature?.Path ?? context.Request.Path.Value ?? "";
         var rung = context.RequestServices.GetService<RequestVariants>()?.Own is { } own ? $"{own.Flag}={own.Variant}" : "no pitfall";
-        LogOutOfMemory(logger, outOfMemory, context.Request.Method, route, rung, GC.GetGCMemoryInfo().HeapSizeBytes >> 20, GC.GetGCMemoryInfo().TotalAvailableMemoryBytes >> 20);
+        var heap = GC.GetGCMemoryInfo();
+        LogOutOfMemory(logger, outOfMemory, context.Request.Method, route, rung, heap.HeapSizeBytes >> 20, heap.TotalAvailableMemoryBytes >> 20);
 
         // Refused by the replica's MemoryBudget before the heap filled, or an allocation the heap refused.
         return await Refusal.WriteAsync(problems, context, exception, "Out of memory", outOfMemory is InsufficientMemoryException refused
