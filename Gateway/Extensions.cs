@@ -27,6 +27,7 @@ public static class GatewayServiceExtensions
         builder.Services.AddReverseProxy()
             .LoadFromConfig(builder.Configuration.GetSection("ReverseProxy"))
             .AddServiceDiscoveryDestinationResolver()
+            .AddConfigFilter<ProbeInterval>()
             // The admin key is the Gateway's alone: never forwarded to a service.
             .AddTransforms(transforms =>
             {
@@ -70,8 +71,9 @@ public static class GatewayServiceExtensions
         builder.Services.AddSingleton<IPerfModeGate, EdgeModeGate>();
         builder.Services.AddOptions<GatewayOptions>().BindConfiguration(GatewayOptions.Section)
             .Validate(o => o.MaxConcurrentRequests > 0 && o.MaxQueuedRequests >= 0, "Gateway:MaxConcurrentRequests must be positive and Gateway:MaxQueuedRequests not negative: no request could be proxied.")
+            .Validate(o => o.ProbeInterval is null || o.ProbeInterval > TimeSpan.Zero, "Gateway:ProbeInterval must be positive.")
             .ValidateOnStart();
-        builder.Services.AddProxyConcurrencyLimit();
+        builder.Services.AddSingleton<ProxyConcurrency>();
         // The admin API needs somewhere to write flags: the flags file or Redis (AddPerfFlags registers the store).
         if (builder.Services.Any(service => service.ServiceType == typeof(IFlagStore)))
         {
@@ -84,14 +86,15 @@ public static class GatewayServiceExtensions
     }
 
     /// <summary>
-    /// YARP's pipeline: the landing page's recorder, then the exchange logger (the Gateway.Buffering pitfall)
-    /// around every proxied request, then the protocol to the service (Gateway.Upstream: the route's cluster, over
-    /// HTTP/1.1, or its HTTP/2 twin), then the record of a GET or HEAD's other destinations, which the forwarding
-    /// client hedges to (<see cref="HedgedCall"/>), and YARP's own balancing and passive health checks (policies in
-    /// appsettings.json, per cluster).
+    /// YARP's pipeline: the concurrency limit (<see cref="ProxyConcurrency"/>), the landing page's recorder, then the
+    /// exchange logger (the Gateway.Buffering pitfall) around every proxied request, then the protocol to the service
+    /// (Gateway.Upstream: the route's cluster, over HTTP/1.1, or its HTTP/2 twin), then the record of a GET or HEAD's
+    /// other destinations, which the forwarding client hedges to (<see cref="HedgedCall"/>), and YARP's own balancing
+    /// and passive health checks (policies in appsettings.json, per cluster).
     /// </summary>
     public static void UseProxyPipeline(this IReverseProxyApplicationBuilder proxy)
     {
+        proxy.Use(proxy.ApplicationServices.GetRequiredService<ProxyConcurrency>().AdmitAsync);
         var recent = proxy.ApplicationServices.GetRequiredService<RecentExchanges>();
         proxy.Use(recent.RecordAsync);
         proxy.Use((context, next) => context.RequestServices.GetRequiredService<IExchangeLogger>().InvokeAsync(context, next));

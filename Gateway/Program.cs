@@ -14,7 +14,6 @@ builder.AddGatewayServices();
 var app = builder.Build();
 
 app.UseServiceDefaults();
-app.UseRateLimiter();
 app.UseDefaultFiles();
 app.UseStaticFiles();
 app.MapLiveApi();
