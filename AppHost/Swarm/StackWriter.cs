@@ -164,10 +164,10 @@ internal sealed class StackWriter(PipelineStepContext context, ContainerSettings
         }
 
         // No `healthcheck:`. Docker runs each check as an exec in the task (its runc in the node, a runc init and the
-        // command in the task): 75 ms of CPU a check, 3.4% of a core for nine tasks every 20 s, most of what the swarm
+        // command in the task): 75 ms of CPU a check, 3.4% of a core for nine tasks every 20 s, a third of what the swarm
         // cost at rest. What a check gave is had otherwise: a task that is not yet listening refuses at once, and its
         // callers' hedges take the next replica; one that stops answering is left by the Gateway's probes and hedges
-        // (docs/deploy.md, "Health on a swarm").
+        // (docs/deploy.md, "On a swarm").
         service["deploy"] = Deploy(resource, published.Count > 0);
         return service;
     }

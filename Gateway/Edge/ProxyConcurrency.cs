@@ -14,9 +14,9 @@ namespace Gateway.Edge;
 /// <c>httpperf.gateway.rejected</c> by route.
 /// <para>
 /// Not ASP.NET Core's rate limiting middleware: its endpoint limiter is a partitioned one, whose heartbeat wakes the
-/// process every 100 ms for ever, idle or not (System.Threading.RateLimiting's <c>DefaultPartitionedRateLimiter</c>),
-/// a tenth of an idle Gateway's wake-ups on a swarm (docs/deploy.md, "The swarm at rest"). A
-/// <see cref="ConcurrencyLimiter"/> alone has no timer.
+/// process every 100 ms for ever, idle or not (System.Threading.RateLimiting's <c>DefaultPartitionedRateLimiter</c>):
+/// an idle Gateway's timer thread woke 39 times a second with it and 5 without, and the Gateway cost 0.5% of a core
+/// at rest with it and 0.2% without (docs/deploy.md, "The swarm at rest"). A <see cref="ConcurrencyLimiter"/> has no timer.
 /// </para>
 /// </summary>
 public sealed class ProxyConcurrency(IOptions<GatewayOptions> options) : IDisposable
