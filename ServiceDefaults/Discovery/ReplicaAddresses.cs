@@ -18,8 +18,7 @@ namespace HttpPerf.ServiceDefaults.Discovery;
 /// without the configured port. So: with <see cref="ReplicaAddressOptions.Expand"/> on, each configured endpoint whose
 /// host is a name becomes one endpoint per address the name has now, on the configured port, looked up again every
 /// <see cref="ReplicaAddressOptions.RefreshPeriod"/> (Docker's DNS gives its answers a TTL of 600 s: a replica that
-/// moved would be missed for minutes), the endpoints given again only when an answer differs (<see cref="RefreshToken"/>).
-/// A name that does not resolve stays as it was, tried again at the next refresh.
+/// moved would be missed for minutes). A name that does not resolve stays as it was, tried again at the next refresh.
 /// </summary>
 public sealed class ReplicaAddresses(IOptionsMonitor<ReplicaAddressOptions> options) : IServiceEndpointProviderFactory
 {
@@ -32,12 +31,6 @@ public sealed class ReplicaAddresses(IOptionsMonitor<ReplicaAddressOptions> opti
     /// <summary>Runs after the configuration provider (registered after it), on the endpoints it listed.</summary>
     private sealed class ExpandingProvider(TimeSpan refreshPeriod) : IServiceEndpointProvider
     {
-        // Ends the looks of the tokens this provider made: the watcher that owns it disposes it with itself.
-        private readonly CancellationTokenSource _disposed = new();
-
-        // The looks of the last population's token: a population for another reason (configuration reloaded) ends them.
-        private CancellationTokenSource? _looks;
-
         public async ValueTask PopulateAsync(IServiceEndpointBuilder endpoints, CancellationToken cancellationToken)
         {
             // Configuration gives a name as the URI it was written as (http://catalog:8080), a provider of names as a DnsEndPoint.
@@ -55,68 +48,34 @@ public sealed class ReplicaAddresses(IOptionsMonitor<ReplicaAddressOptions> opti
                 return;
             }
 
-            var answers = new List<(string Host, IPAddress[]? Addresses)>(named.Count);
+            endpoints.AddChangeToken(new RefreshToken(refreshPeriod));
             foreach (var (endpoint, name) in named)
             {
-                var addresses = await LookUpAsync(name.Host, cancellationToken);
-                answers.Add((name.Host, addresses));
-                if (addresses is null)
+                IPAddress[] addresses;
+                try
+                {
+                    addresses = await Dns.GetHostAddressesAsync(name.Host, AddressFamily.InterNetwork, cancellationToken);
+                }
+                catch (SocketException)
+                {
+                    continue;
+                }
+
+                if (addresses.Length == 0)
                 {
                     continue;
                 }
 
                 var at = endpoints.Endpoints.IndexOf(endpoint);
                 endpoints.Endpoints.RemoveAt(at);
-                foreach (var (address, i) in addresses.Select((a, i) => (a, i)))
+                foreach (var (address, i) in addresses.OrderBy(a => a.ToString(), StringComparer.Ordinal).Select((a, i) => (a, i)))
                 {
                     endpoints.Endpoints.Insert(at + i, ServiceEndpoint.Create(new IPEndPoint(address, name.Port)));
                 }
             }
-
-            var looks = CancellationTokenSource.CreateLinkedTokenSource(_disposed.Token);
-            if (Interlocked.Exchange(ref _looks, looks) is { } previous)
-            {
-                previous.Cancel();
-                previous.Dispose();
-            }
-
-            endpoints.AddChangeToken(new RefreshToken(refreshPeriod, token => MovedAsync(answers, token), looks.Token));
         }
 
-        public ValueTask DisposeAsync()
-        {
-            _disposed.Cancel();
-            return default;
-        }
-
-        /// <summary>Whether any name answers otherwise than when the endpoints were populated.</summary>
-        private static async Task<bool> MovedAsync(List<(string Host, IPAddress[]? Addresses)> answers, CancellationToken cancellationToken)
-        {
-            foreach (var (host, before) in answers)
-            {
-                var now = await LookUpAsync(host, cancellationToken);
-                if (!(now ?? []).SequenceEqual(before ?? []))
-                {
-                    return true;
-                }
-            }
-
-            return false;
-        }
-
-        /// <summary>A name's addresses in a stable order, or null where it does not resolve (it stays as it was).</summary>
-        private static async Task<IPAddress[]?> LookUpAsync(string host, CancellationToken cancellationToken)
-        {
-            try
-            {
-                var addresses = await Dns.GetHostAddressesAsync(host, AddressFamily.InterNetwork, cancellationToken);
-                return addresses.Length == 0 ? null : [.. addresses.OrderBy(a => a.ToString(), StringComparer.Ordinal)];
-            }
-            catch (SocketException)
-            {
-                return null;
-            }
-        }
+        public ValueTask DisposeAsync() => default;
     }
 
     public static void AddTo(IServiceCollection services)
@@ -129,33 +88,26 @@ public sealed class ReplicaAddresses(IOptionsMonitor<ReplicaAddressOptions> opti
 }
 
 /// <summary>
-/// The change token of one population of endpoints: every period it has the names looked up again, and it says it has
-/// changed only when an answer differs (a replica added, lost or moved). A token that changed on every period made
-/// service discovery populate every name again and YARP reload its configuration every 5 s, for nothing, in every
-/// replica at rest (docs/deploy.md, "What a list costs, and the swarm at rest"). Service discovery's watcher and YARP's
-/// configuration wrap each name's tokens in <see cref="CompositeChangeToken"/>s, YARP's around the watchers', and a
-/// composite that finds an inner token changed (<see cref="IChangeToken.HasChanged"/>) signals itself then, from the
-/// asking thread, under its own lock. A <see cref="CancellationChangeToken"/> reports its change while its callbacks
-/// still run on the signalling thread, taking those locks in the other order: the Gateway's six names deadlocked
-/// (threads waiting in <c>CompositeChangeToken.OnChange</c>, <c>dotnet-stack</c>), and its destinations stayed as they
-/// were: after a rolling update, every request it sent went to replicas that had left (504, docs/deploy.md). This one
+/// The change token that has a name looked up again after a period. Service discovery's watcher and YARP's configuration
+/// wrap each name's tokens in <see cref="CompositeChangeToken"/>s, YARP's around the watchers', and a composite that finds
+/// an inner token changed (<see cref="IChangeToken.HasChanged"/>) signals itself then, from the asking thread, under its
+/// own lock. A <see cref="CancellationChangeToken"/> reports its change while its callbacks still run on the timer's
+/// thread, taking those locks in the other order: the Gateway's six names, refreshed together, deadlocked (threads
+/// waiting in <c>CompositeChangeToken.OnChange</c>, <c>dotnet-stack</c>), and its destinations stayed as they were:
+/// after a rolling update, every request it sent went to replicas that had left (504, docs/deploy.md). This one
 /// says it has changed only once every callback has run, so a composite asked meanwhile answers from its own state.
 /// </summary>
 public sealed class RefreshToken : IChangeToken
 {
     private readonly CancellationTokenSource _source = new();
+    private readonly Timer _timer;
     private volatile bool _changed;
 
-    /// <param name="period">How long between two looks.</param>
-    /// <param name="movedAsync">Looks the names up again: true if any answers otherwise (an error counts as true).</param>
-    /// <param name="stopped">Ends the looks, the token unchanged (its owner is disposed).</param>
-    public RefreshToken(TimeSpan period, Func<CancellationToken, Task<bool>> movedAsync, CancellationToken stopped)
+    public RefreshToken(TimeSpan period)
     {
-        // The looks outlive whatever populated the endpoints: they carry none of its AsyncLocals (a request's Activity).
-        using (ExecutionContext.SuppressFlow())
-        {
-            _ = WatchAsync(period, movedAsync, stopped);
-        }
+        // Started once assigned, so that however short the period, Fire finds the timer it disposes.
+        _timer = new Timer(static state => ((RefreshToken)state!).Fire(), this, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+        _timer.Change(period, Timeout.InfiniteTimeSpan);
     }
 
     public bool HasChanged => _changed;
@@ -164,30 +116,9 @@ public sealed class RefreshToken : IChangeToken
 
     public IDisposable RegisterChangeCallback(Action<object?> callback, object? state) => _source.Token.UnsafeRegister(callback, state);
 
-    private async Task WatchAsync(TimeSpan period, Func<CancellationToken, Task<bool>> movedAsync, CancellationToken stopped)
+    private void Fire()
     {
-        try
-        {
-            bool moved;
-            do
-            {
-                await Task.Delay(period, stopped);
-                try
-                {
-                    moved = await movedAsync(stopped);
-                }
-                catch (Exception) when (!stopped.IsCancellationRequested)
-                {
-                    moved = true; // the watcher populates again, and logs what fails there
-                }
-            }
-            while (!moved);
-        }
-        catch (OperationCanceledException) when (stopped.IsCancellationRequested)
-        {
-            return;
-        }
-
+        _timer.Dispose();
         _source.Cancel();
         _changed = true;
     }
