@@ -62,6 +62,8 @@ var gateway = builder.AddService<Projects.Gateway>(SystemContract.Gateway, conta
     .WithEnvironment(SystemContract.AllowModeOverride, builder.ExecutionContext.IsRunMode ? "true" : "false")
     // A relay's work per arriving piece is a copy: run it on the socket's own thread (Gateway/Relay/InlineRelay.cs).
     .WithEnvironment(SystemContract.InlineSocketCompletions, "1")
+    // Published, a Gateway on every node probes every replica: every 30 s, not 5 (Gateway/Edge/ProbeInterval.cs).
+    .PublishWithEnvironment(SystemContract.ProbeInterval, "00:00:30")
     .WithHttpHealthCheck(SystemContract.HealthPath)
     // http://localhost:5100, its launch profile's address, which the README names (in container mode too).
     .WithDirectEndpoint(port: 5100)

@@ -27,6 +27,7 @@ public static class GatewayServiceExtensions
         builder.Services.AddReverseProxy()
             .LoadFromConfig(builder.Configuration.GetSection("ReverseProxy"))
             .AddServiceDiscoveryDestinationResolver()
+            .AddConfigFilter<ProbeInterval>()
             // The admin key is the Gateway's alone: never forwarded to a service.
             .AddTransforms(transforms =>
             {
@@ -70,6 +71,7 @@ public static class GatewayServiceExtensions
         builder.Services.AddSingleton<IPerfModeGate, EdgeModeGate>();
         builder.Services.AddOptions<GatewayOptions>().BindConfiguration(GatewayOptions.Section)
             .Validate(o => o.MaxConcurrentRequests > 0 && o.MaxQueuedRequests >= 0, "Gateway:MaxConcurrentRequests must be positive and Gateway:MaxQueuedRequests not negative: no request could be proxied.")
+            .Validate(o => o.ProbeInterval is null || o.ProbeInterval > TimeSpan.Zero, "Gateway:ProbeInterval must be positive.")
             .ValidateOnStart();
         builder.Services.AddSingleton<ProxyConcurrency>();
         // The admin API needs somewhere to write flags: the flags file or Redis (AddPerfFlags registers the store).

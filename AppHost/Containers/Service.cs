@@ -175,6 +175,9 @@ internal sealed class Service
         project => { foreach (var instance in other.Instances) project.WaitFor(instance); },
         container => { foreach (var instance in other.Instances) container.WaitFor(instance); });
 
+    /// <summary>When published only: sets <paramref name="name"/>.</summary>
+    public Service PublishWithEnvironment(string name, string value) => Each(p => p.PublishWithEnvironment(name, value), _ => { });
+
     /// <summary>When published or in container mode (a container's file system, not this machine's): sets <paramref name="name"/>.</summary>
     public Service WithEnvironmentInContainers(string name, string value) => Each(
         p => p.PublishWithEnvironment(name, value),

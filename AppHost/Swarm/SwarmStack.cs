@@ -37,16 +37,6 @@ internal static class SwarmStack
     public const string Dashboard = "dashboard";
 
     /// <summary>
-    /// How often each replica's health check runs (bash asks its <c>/health</c>: the images have no curl). A swarm
-    /// puts a task's address in its service's name, and calls it running, only once it is healthy, and a rolling update
-    /// waits for that: its first check comes one interval after the task starts (Docker 20.10 has no
-    /// <c>start_interval</c>). Each check is an exec, a runc in the node: every 10 s, the nodes spent 6.3% of a core at
-    /// rest, every 30 s 3.4%; but at 30 s a lost node's tasks ran elsewhere 49 to 51 s after the fault, near the minute
-    /// a swarm should take.
-    /// </summary>
-    public static readonly TimeSpan HealthInterval = TimeSpan.FromSeconds(20);
-
-    /// <summary>
     /// How often each replica exports its metrics to the dashboard on a swarm: a system in service, where a chart that
     /// moves every 30 s does (the AppHost's 5 s, <see cref="ServiceResourceExtensions.MetricExportInterval"/>, is for a
     /// person watching a demo). Every 5 s, the dashboard spent 1.3% of a core at rest storing twelve replicas' metrics;

@@ -15,4 +15,7 @@ public sealed class GatewayOptions
 
     /// <summary>Proxied requests that wait for a slot; past them, a 429.</summary>
     public int MaxQueuedRequests { get; set; } = 64;
+
+    /// <summary>How often every cluster's active health probe runs, where set (<see cref="ProbeInterval"/>); unset, each cluster's own.</summary>
+    public TimeSpan? ProbeInterval { get; set; }
 }

@@ -85,6 +85,9 @@ public static class SystemContract
     /// <summary>Whether any client may force a mode by header; on for the local demo and the tests, off when published.</summary>
     public const string AllowModeOverride = GatewaySection + "__AllowModeOverride";
 
+    /// <summary>How often the Gateway probes each replica (every cluster's active health check), where it overrides appsettings.json's 5 s.</summary>
+    public const string ProbeInterval = GatewaySection + "__ProbeInterval";
+
     public const string CatalogDataDirectory = CatalogSection + "__DataDirectory";
 
     /// <summary>Products in the catalog (about 25 MB of JSON at the default 86,000).</summary>

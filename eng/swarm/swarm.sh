@@ -10,6 +10,8 @@
 #   eng/swarm/swarm.sh cut-node I       a node cut off from the others (rejoin-node I connects it again)
 #   eng/swarm/swarm.sh update SERVICE   a rolling update of one service (catalog, frontend, ...), one task at a time
 #   eng/swarm/swarm.sh down             everything removed: the stack, the nodes, their volumes, the network, the registry
+#   eng/swarm/swarm.sh at-rest [S]      what every node and every task cost over S seconds (default 60), in % of a core
+#   eng/swarm/swarm.sh per-list URL [N] the machine's CPU per request to URL, N one at a time (default 30), less the 20 s before
 # The stack is deploy/swarm/stack.yml, written from the AppHost's model; on a real swarm it deploys with
 # `docker stack deploy` and the variables its header lists.
 set -euo pipefail
@@ -165,7 +167,23 @@ deploy() {
     UPLOADS_DATA_DEVICE="$SHARED/uploads-data" FLAGS_DATA_DEVICE="$SHARED/flags-data" \
     docker stack deploy --prune -c /tmp/stack.yml "$STACK" >/dev/null
   wait_running 300
+  wait_answering 120
   addresses
+}
+
+# Every node's Gateway answers through each of its services: a product (Frontend, then Catalog) and an upload that is
+# not there (Uploads, a 404). A task runs once its process starts, not once it listens: the stack has no health checks
+# (docs/deploy.md, "On a swarm": "no `healthcheck:`").
+wait_answering() {
+  local deadline=$(( $(date +%s) + $1 )) n address
+  for n in $(docker ps --filter "label=org.httpperf.swarm-node" --format '{{.Names}}' | sort); do
+    address="http://$(node_ip "$n"):5100"
+    until [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$address/api/products/1")" = 200 ] \
+      && [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$address/api/uploads/none")" = 404 ]; do
+      [ "$(date +%s)" -lt "$deadline" ] || die "the Gateway on $n did not answer within $1 s"
+      sleep 1
+    done
+  done
 }
 
 # Every service at its replicas (global: one a node) and none still in a rolling update (a redeploy starts one per
@@ -217,6 +235,42 @@ down() {
   echo "swarm removed"
 }
 
+# % of one core each node's own processes (its cgroup: dockerd, containerd, shims, the health checks' runc) and each
+# task (its cgroup under the node's) spent over $1 seconds: cpuacct.usage, read before and after.
+at_rest() {
+  local seconds="${1:-60}" n id task name path rows=() paths=() before=()
+  for n in $(docker ps --filter "label=org.httpperf.swarm-node" --format '{{.Names}}' | sort); do
+    id="$(docker inspect -f '{{.Id}}' "$n")"
+    paths+=("/sys/fs/cgroup/cpuacct/docker/$id"); rows+=("$n own")
+    while read -r task name; do
+      path="/sys/fs/cgroup/cpuacct/$n/$task"
+      [ -d "$path" ] && { paths+=("$path"); rows+=("$n ${name%%.*}.$(cut -d. -f2 <<<"$name")"); }
+    done < <(docker exec "$n" docker ps --no-trunc --format '{{.ID}} {{.Names}}')
+  done
+  for path in "${paths[@]}"; do before+=("$(cat "$path/cpuacct.usage")"); done
+  sleep "$seconds"
+  local i total=0 spent
+  for i in "${!paths[@]}"; do
+    spent=$(( $(cat "${paths[$i]}/cpuacct.usage") - before[i] )); total=$(( total + spent ))
+    printf '%-40s %6.2f%%\n' "${rows[$i]}" "$(bc -l <<<"$spent / ($seconds * 10000000)")"
+  done
+  printf '%-40s %6.2f%%\n' "the whole swarm" "$(bc -l <<<"$total / ($seconds * 10000000)")"
+}
+
+# The machine's CPU (/proc/stat: user, nice, system, irq, softirq, steal) per request to $1, $2 of them one at a time,
+# less what the machine spent at the rate of the 20 s before; a status other than 200 is reported.
+per_list() {
+  local url="$1" count="${2:-30}" hz; hz="$(getconf CLK_TCK)"
+  busy() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9}' /proc/stat; }
+  local t0 b0 t1 b1 t2 b2 codes=""
+  t0=$(date +%s%N); b0=$(busy); sleep 20; t1=$(date +%s%N); b1=$(busy)
+  for _ in $(seq "$count"); do codes+="$(curl -s -o /dev/null -w '%{http_code}' "$url") "; done
+  t2=$(date +%s%N); b2=$(busy)
+  grep -qv '^\(200 \)*$' <<<"$codes" && echo "not all 200: $codes" >&2
+  bc -l <<<"idle = ($b1 - $b0) / $hz / (($t1 - $t0) / 10^9); spent = ($b2 - $b1) / $hz - idle * ($t2 - $t1) / 10^9
+    scale = 0; print \"per request \", spent * 1000 / $count / 1, \" ms of CPU, \", ($t2 - $t1) / 10^6 / $count, \" ms each; before, \", idle * 100 / 1, \"% of a core\n\""
+}
+
 case "${1:-}" in
   up) shift; up "$@" ;;
   prepare) node_image ;;
@@ -228,5 +282,7 @@ case "${1:-}" in
   rejoin-node) docker network connect --ip "$SUBNET.$((10 + $2))" "$NETWORK" "$(node "$2")" && echo "$(node "$2") connected" ;;
   update) in_swarm service update --detach=false --quiet --force "${STACK}_$2" >/dev/null && echo "${STACK}_$2 updated" ;;
   down) down ;;
-  *) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  at-rest) at_rest "${2:-60}" ;;
+  per-list) [ -n "${2:-}" ] || die "per-list needs a URL"; per_list "$2" "${3:-30}" ;;
+  *) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -59,6 +59,10 @@ public sealed class SwarmStackTests
             Assert.Contains("- uploads-data:/data/uploads", stack, StringComparison.Ordinal);
             Assert.Equal(5, Regex.Matches(stack, @"memory: \$\{[A-Z]+_MEMORY:-256M\}").Count);
             Assert.Contains("memory: ${FRONTEND_MEMORY:-256M}", stack, StringComparison.Ordinal);
+            // No Docker health check: each is an exec, 75 ms of CPU, most of what the swarm cost at rest. The Gateway on
+            // every node probes every replica every 30 s, not 5 (docs/deploy.md, "The swarm at rest").
+            Assert.DoesNotContain("healthcheck:", stack, StringComparison.Ordinal);
+            Assert.Equal(1, Count(stack, $"{SystemContract.ProbeInterval}: 00:00:30"));
             // No path of the publishing machine.
             Assert.DoesNotContain(root, stack, StringComparison.Ordinal);
         }

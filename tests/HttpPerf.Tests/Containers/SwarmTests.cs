@@ -136,7 +136,7 @@ public sealed class SwarmTests(SwarmFixture swarm) : IClassFixture<SwarmFixture>
         {
             var load = await UnderLoadAsync(victim, async load =>
             {
-                // A rolling update of Catalog.Api, then of Frontend.Api: a task at a time, each new one healthy before its old one stops.
+                // A rolling update of Catalog.Api, then of Frontend.Api: a task at a time, each new one started before its old one stops.
                 foreach (var service in new[] { SystemContract.Catalog, SystemContract.Frontend })
                 {
                     var began = load.Now;

@@ -16,6 +16,7 @@ public sealed class OptionsValidationTests
     [InlineData("Catalog.Api", SystemContract.CatalogProductCount, "0", "Catalog:ProductCount must be positive")]
     [InlineData("Uploads.Api", SystemContract.UploadsMaxStoredBytes, "0", "Uploads:MaxStoredBytes must be positive")]
     [InlineData("Gateway", SystemContract.GatewaySection + "__MaxConcurrentRequests", "0", "Gateway:MaxConcurrentRequests must be positive")]
+    [InlineData("Gateway", SystemContract.ProbeInterval, "00:00:00", "Gateway:ProbeInterval must be positive")]
     [InlineData("Frontend.Api", SystemContract.PooledConnectionLifetime, "00:00:00", "HttpClients:PooledConnectionLifetime must be positive")]
     public async Task A_service_given_a_value_that_would_break_it_exits_at_start_naming_the_key(string project, string key, string value, string message)
     {
