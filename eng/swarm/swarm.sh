@@ -34,9 +34,10 @@ TAG="${HTTPPERF_TAG:-latest}"
 die() { echo "swarm.sh: $*" >&2; exit 1; }
 node() { echo "$STACK-node-$1"; }
 nodes() { docker ps -a --filter "label=org.httpperf.swarm-node" --format '{{.Names}}' | sort; }
+running_nodes() { docker ps --filter "label=org.httpperf.swarm-node" --format '{{.Names}}' | sort; }
 # A manager that answers: every node is one, so any that is up and in the swarm will do.
 manager() {
-  for n in $(docker ps --filter "label=org.httpperf.swarm-node" --format '{{.Names}}' | sort); do
+  for n in $(running_nodes); do
     if docker exec "$n" docker node ls >/dev/null 2>&1; then echo "$n"; return; fi
   done
   die "no node of the swarm answers as a manager"
@@ -176,7 +177,7 @@ deploy() {
 # (docs/deploy.md, "On a swarm": "no `healthcheck:`").
 wait_answering() {
   local deadline=$(( $(date +%s) + $1 )) n address
-  for n in $(docker ps --filter "label=org.httpperf.swarm-node" --format '{{.Names}}' | sort); do
+  for n in $(running_nodes); do
     address="http://$(node_ip "$n"):5100"
     until [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$address/api/products/1")" = 200 ] \
       && [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$address/api/uploads/none")" = 404 ]; do
@@ -210,7 +211,7 @@ wait_running() {
 
 addresses() {
   local n
-  for n in $(docker ps --filter "label=org.httpperf.swarm-node" --format '{{.Names}}' | sort); do
+  for n in $(running_nodes); do
     echo "gateway on $n: http://$(node_ip "$n"):5100"
   done
   local dashboard; dashboard="$(in_swarm service ps "${STACK}_dashboard" --filter desired-state=running --format '{{.Node}}' | head -n 1)"
@@ -239,7 +240,7 @@ down() {
 # task (its cgroup under the node's) spent over $1 seconds: cpuacct.usage, read before and after.
 at_rest() {
   local seconds="${1:-60}" n id task name path rows=() paths=() before=()
-  for n in $(docker ps --filter "label=org.httpperf.swarm-node" --format '{{.Names}}' | sort); do
+  for n in $(running_nodes); do
     id="$(docker inspect -f '{{.Id}}' "$n")"
     paths+=("/sys/fs/cgroup/cpuacct/docker/$id"); rows+=("$n own")
     while read -r task name; do
