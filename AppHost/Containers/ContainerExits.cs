@@ -103,12 +103,7 @@ internal sealed partial class ContainerExits(ContainerSettings settings, Distrib
         {
             using var json = JsonDocument.Parse(line);
             var root = json.RootElement;
-            var diedAt = root.TryGetProperty("timeNano", out var nanoseconds) && nanoseconds.TryGetInt64(out var unixNanoseconds)
-                ? DateTimeOffset.FromUnixTimeMilliseconds(unixNanoseconds / 1_000_000)
-                : root.TryGetProperty("Time", out var time) && time.ValueKind == JsonValueKind.String
-                    && DateTimeOffset.TryParse(time.GetString(), CultureInfo.InvariantCulture, DateTimeStyles.None, out var podmanTime)
-                    ? podmanTime
-                    : DateTimeOffset.UtcNow;
+            var diedAt = DiedAt(root);
             if (root.TryGetProperty("Actor", out var actor) && actor.TryGetProperty("Attributes", out var attributes))
             {
                 return (attributes.TryGetProperty("name", out var name) ? name.GetString() : null,
@@ -124,6 +119,19 @@ internal sealed partial class ContainerExits(ContainerSettings settings, Distrib
         {
             return (null, -1, default);
         }
+    }
+
+    private static DateTimeOffset DiedAt(JsonElement root)
+    {
+        if (root.TryGetProperty("timeNano", out var nanoseconds) && nanoseconds.TryGetInt64(out var unixNanoseconds))
+        {
+            return DateTimeOffset.FromUnixTimeMilliseconds(unixNanoseconds / 1_000_000);
+        }
+
+        return root.TryGetProperty("Time", out var time) && time.ValueKind == JsonValueKind.String
+            && DateTimeOffset.TryParse(time.GetString(), CultureInfo.InvariantCulture, DateTimeStyles.None, out var podmanTime)
+            ? podmanTime
+            : DateTimeOffset.UtcNow;
     }
 
     [LoggerMessage(Level = LogLevel.Warning, Message = "{Resource} exited with {ExitCode}: {Why}")]

@@ -53,7 +53,7 @@ internal static class SwarmStack
     /// at. After 2 calls they are done within about four minutes of the start; a product list costs what it did
     /// (docs/deploy.md, "The swarm at rest").
     /// </summary>
-    public const int CallCountThreshold = 2;
+    public const string CallCountThreshold = "2";
 
     /// <summary>The runtime's variable for <see cref="CallCountThreshold"/>.</summary>
     public const string CallCountThresholdVariable = "DOTNET_TC_CallCountThreshold";
