@@ -45,20 +45,6 @@ internal static class SwarmStack
     public static readonly TimeSpan MetricExportInterval = TimeSpan.FromSeconds(30);
 
     /// <summary>
-    /// The calls after which the runtime promotes a method to its next tier (<c>DOTNET_TC_CallCountThreshold</c>; its
-    /// default is 30), for every .NET service of the stack and the dashboard. An idle replica runs a little code often
-    /// (a lookup every 5 s, a probe and a metrics export every 30 s): with dynamic PGO each method is compiled twice more,
-    /// after 30 calls and after 30 more, so at 30 the promotions trickle in for the first half hour, and a swarm 5 to
-    /// 10 minutes after a request sent just after it started cost 5.7 to 8.3% of a core, not the 4.1 to 4.7% it settles
-    /// at. After 2 calls they are done within about four minutes of the start; a product list costs what it did
-    /// (docs/deploy.md, "The swarm at rest").
-    /// </summary>
-    public const string CallCountThreshold = "2";
-
-    /// <summary>The runtime's variable for <see cref="CallCountThreshold"/>.</summary>
-    public const string CallCountThresholdVariable = "DOTNET_TC_CallCountThreshold";
-
-    /// <summary>
     /// How long a replica told to stop keeps serving (ServiceDefaults/Http/ShutdownDelay.cs): a swarm takes a stopping
     /// task out of its service's name 2 s before it signals it, and each caller looks the name up every 5 s
     /// (ServiceDefaults/Discovery/ReplicaAddresses.cs); one period and a second more.
