@@ -34,7 +34,10 @@ public static class Lanes
     /// once) and the other times a frozen replica's cost, they take turns: each takes this around its phase. CI run 14
     /// had the two overlap and every route of the frozen-replica test stalled for up to 17 s, the Gateway's own catalog
     /// route too, which no Catalog replica's freeze explains; they overlapped in run 12 and passed. The wait is at most
-    /// the other's phase (about a minute either way).
+    /// the other's phase (about a minute either way). The swarm's <c>up</c> (SwarmFixture: three nodes, the images
+    /// loaded into each, every service started) is such a phase too: of CI runs 40 to 49 and the final three, the
+    /// frozen-replica test failed in four of the five that ran it during an <c>up</c> (lists at 1.1 to 3.6 s against a
+    /// bound near 1.05 s) and in none of the eight that did not. Its wait is at most the <c>up</c> (about 2 minutes).
     /// </summary>
     public static async Task<IDisposable> TakeTurnAsync(CancellationToken cancellationToken)
     {
