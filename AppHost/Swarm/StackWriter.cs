@@ -103,6 +103,8 @@ internal sealed class StackWriter(PipelineStepContext context, ContainerSettings
                 environment["OTEL_EXPORTER_OTLP_TIMEOUT"] = ServiceResourceExtensions.Milliseconds(ServiceResourceExtensions.ExportTimeout);
             }
 
+            // Code an idle replica runs rarely is compiled at tier 1 in its first minutes, not a method at a time at rest.
+            environment[SwarmStack.CallCountThresholdVariable] = SwarmStack.CallCountThreshold;
             // The service's name answers with every replica's address (dnsrr): each caller takes each as its own endpoint.
             environment["ServiceDiscovery__ReplicaAddresses__Expand"] = "true";
             // Told to stop, a replica serves on until its callers have looked its name up again without it.
@@ -252,6 +254,7 @@ internal sealed class StackWriter(PipelineStepContext context, ContainerSettings
                 ["Dashboard__Frontend__AuthMode"] = "BrowserToken",
                 ["Dashboard__Api__Enabled"] = "true",
                 ["Dashboard__Api__AuthMode"] = "ApiKey",
+                [SwarmStack.CallCountThresholdVariable] = SwarmStack.CallCountThreshold,
             },
             ["secrets"] = new List<object> { new Dictionary<string, object> { ["source"] = ApiKey, ["target"] = ApiKey } },
             ["ports"] = new List<object>

@@ -45,6 +45,21 @@ internal static class SwarmStack
     public static readonly TimeSpan MetricExportInterval = TimeSpan.FromSeconds(30);
 
     /// <summary>
+    /// The calls after which the runtime promotes a method to its next tier (<c>DOTNET_TC_CallCountThreshold</c>; its
+    /// default is 30), for every .NET service of the stack and the dashboard. An idle replica runs a little code now and
+    /// then (a lookup every 5 s, the Gateways' probes, a Redis read every 10 s, a metrics export every 30 s): with
+    /// dynamic PGO each method is compiled twice more, after 30 calls and after 30 more, so at 30 the promotions came
+    /// minute after minute for half an hour, and a swarm 5 to 10 minutes after nine lists sent just after it started cost
+    /// 5.7 to 9.1% of a core. After 4 calls the rarest of them (the export, twice a minute) is at tier 1 within four
+    /// minutes. After 2, the first minute with traffic cost half a core, spent all at once by a replica that starts under
+    /// load (a lost node's, moved), and a node-loss test failed (docs/deploy.md, "The swarm at rest").
+    /// </summary>
+    public const string CallCountThreshold = "4";
+
+    /// <summary>The runtime's variable for <see cref="CallCountThreshold"/>.</summary>
+    public const string CallCountThresholdVariable = "DOTNET_TC_CallCountThreshold";
+
+    /// <summary>
     /// How long a replica told to stop keeps serving (ServiceDefaults/Http/ShutdownDelay.cs): a swarm takes a stopping
     /// task out of its service's name 2 s before it signals it, and each caller looks the name up every 5 s
     /// (ServiceDefaults/Discovery/ReplicaAddresses.cs); one period and a second more.

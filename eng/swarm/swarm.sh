@@ -71,13 +71,16 @@ node_registry() {
 
 # One node: its own dockerd and /var/lib/docker, its containers' cgroups under /<node> (cgroup v1, shared with this
 # machine). --privileged fails on these VMs (CAP_SYS_RESOURCE is not in the bounding set): every other capability.
+# GOMAXPROCS=1: three nodes' dockerd share this machine's cores. Idle (Raft, gossip, heartbeats), the nodes' own
+# processes cost 2.7 to 3.5% of a core with a Go thread per core, a third of it switching threads, and 2.1 to 2.5%
+# with one (docs/deploy.md, "The swarm at rest").
 start_node() {
   local name; name="$(node "$1")"
   docker run -d --name "$name" --hostname "node-$1" --network "$NETWORK" --ip "$SUBNET.$((10 + $1))" --label org.httpperf.swarm-node="$1" \
     --cap-add ALL --cap-drop SYS_RESOURCE \
     --security-opt seccomp=unconfined --security-opt apparmor=unconfined --security-opt systempaths=unconfined \
     --device-cgroup-rule 'a *:* rwm' -v /sys/fs/cgroup:/sys/fs/cgroup:rw \
-    -v "$name:/var/lib/docker" -v "$SHARED:$SHARED" --tmpfs /run --tmpfs /tmp \
+    -v "$name:/var/lib/docker" -v "$SHARED:$SHARED" --tmpfs /run --tmpfs /tmp -e GOMAXPROCS=1 \
     "$NODE_IMAGE" --cgroup-parent="/$name" --insecure-registry="$(gateway_ip):$NODE_PORT" --userland-proxy=false >/dev/null
   for _ in $(seq 100); do docker exec "$name" docker info >/dev/null 2>&1 && return; sleep 0.3; done
   docker logs --tail 20 "$name" >&2

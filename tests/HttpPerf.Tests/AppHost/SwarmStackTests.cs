@@ -63,6 +63,9 @@ public sealed class SwarmStackTests
             // every node probes every replica every 30 s, not 5 (docs/deploy.md, "The swarm at rest").
             Assert.DoesNotContain("healthcheck:", stack, StringComparison.Ordinal);
             Assert.Equal(1, Count(stack, $"{SystemContract.ProbeInterval}: 00:00:30"));
+            // Every .NET service and the dashboard promote a method after 4 calls, not 30: an idle replica's rare code is
+            // compiled in its first minutes, not a method at a time over its first half hour at rest.
+            Assert.Equal(6, Count(stack, "DOTNET_TC_CallCountThreshold: \"4\""));
             // No path of the publishing machine.
             Assert.DoesNotContain(root, stack, StringComparison.Ordinal);
         }
