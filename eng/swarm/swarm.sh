@@ -72,7 +72,7 @@ node_registry() {
 # One node: its own dockerd and /var/lib/docker, its containers' cgroups under /<node> (cgroup v1, shared with this
 # machine). --privileged fails on these VMs (CAP_SYS_RESOURCE is not in the bounding set): every other capability.
 # GOMAXPROCS=1: three nodes' dockerd share this machine's cores. Idle (Raft, gossip, heartbeats), the nodes' own
-# processes cost 2.7 to 3.5% of a core with a Go thread per core, a third of it switching threads, and 2.1 to 2.5%
+# processes cost 2.7 to 3.5% of a core with a Go thread per core, a third of it switching threads, and 2.1 to 2.7%
 # with one (docs/deploy.md, "The swarm at rest").
 start_node() {
   local name; name="$(node "$1")"
